@@ -1,0 +1,86 @@
+"""Every error a use case can raise. Each has a stable `code` the API returns as is."""
+
+from __future__ import annotations
+
+
+class MeepleError(Exception):
+    code = "error"
+
+    def __init__(self, detail: str = "") -> None:
+        super().__init__(detail or self.code)
+        self.detail = detail or self.code
+
+
+class NotFound(MeepleError):
+    code = "not_found"
+
+
+class GameNotFound(NotFound):
+    code = "game_not_found"
+
+
+class UnknownGameType(MeepleError):
+    code = "unknown_game_type"
+
+
+class InvalidOptions(MeepleError):
+    code = "invalid_options"
+
+
+class VersionConflict(MeepleError):
+    """Someone else appended first; `current` is the version now in the store."""
+
+    code = "version_conflict"
+
+    def __init__(self, detail: str = "", current: int = 0) -> None:
+        super().__init__(detail or f"the game is at version {current}")
+        self.current = current
+
+
+class IdempotencyKeyReused(MeepleError):
+    code = "idempotency_key_reused"
+
+
+class SeatTaken(MeepleError):
+    code = "seat_taken"
+
+
+class GameFull(MeepleError):
+    code = "game_full"
+
+
+class AlreadySeated(MeepleError):
+    code = "already_seated"
+
+
+class GameNotStarted(MeepleError):
+    code = "game_not_started"
+
+
+class GameOver(MeepleError):
+    code = "game_over"
+
+
+class NotYourTurn(MeepleError):
+    code = "not_your_turn"
+
+
+class NotSeated(MeepleError):
+    code = "not_seated"
+
+
+class IllegalMoveError(MeepleError):
+    """A game's IllegalMove, carried across the use-case boundary with its own code."""
+
+    def __init__(self, code: str, detail: str, index: int | None = None) -> None:
+        super().__init__(detail)
+        self.code = code
+        self.index = index
+
+
+class Unauthorized(MeepleError):
+    code = "unauthorized"
+
+
+class VersionNotFound(NotFound):
+    code = "version_not_found"

@@ -1,0 +1,1 @@
+"""Pure game rules. This package imports nothing else of Meeple's."""

@@ -1,0 +1,82 @@
+"""The one interface every game implements (DESIGN §2).
+
+A game is a pure, deterministic state machine: no I/O, no clock, no
+`random`. State is plain JSON-able data (dicts, lists, str, int, bool, None);
+`play` never mutates the state it is given. Randomness comes only from the
+`rng` argument (see `games.rng`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Protocol, TypedDict, runtime_checkable
+
+from marshmallow import Schema
+
+from games.rng import Rng
+
+Seat = int
+State = dict[str, Any]
+# A move is a small JSON object: {"id": "<unique at this point>", "label": "<human text>",
+# ...optional structured fields for clients}. A client may send just {"id": ...};
+# `play` looks the id up among `legal_moves`, so the id alone decides.
+Move = dict[str, Any]
+# A score sheet: {"ranking": [...], "seats": [{"seat", "total", "breakdown", "rank", ...}]}
+ScoreSheet = dict[str, Any]
+
+
+class Fact(TypedDict):
+    """One line of the game log. `to` is "all" or the seats allowed to read it."""
+
+    text: str
+    data: dict[str, Any]
+    to: Literal["all"] | list[int]
+
+
+class IllegalMove(Exception):
+    """The move is not legal for this seat now. `code` is stable and machine-readable."""
+
+    def __init__(self, code: str, detail: str) -> None:
+        super().__init__(f"{code}: {detail}")
+        self.code = code
+        self.detail = detail
+
+
+@runtime_checkable
+class Game(Protocol):
+    id: str
+    title: str
+    min_players: int
+    max_players: int
+    rules_version: str
+    options: type[Schema]  # the variants a table may choose
+
+    def setup(self, players: int, options: dict[str, Any], rng: Rng) -> State: ...
+
+    def actors(self, state: State) -> set[Seat]: ...
+
+    def legal_moves(self, state: State, seat: Seat) -> list[Move]: ...
+
+    def play(self, state: State, seat: Seat, move: Move, rng: Rng) -> tuple[State, list[Fact]]: ...
+
+    def view(self, state: State, seat: Seat | None) -> dict[str, Any]: ...
+
+    def is_over(self, state: State) -> bool: ...
+
+    def score(self, state: State) -> ScoreSheet: ...
+
+    def determinize(self, state: State, seat: Seat, rng: Rng) -> State: ...
+
+
+def find_move(legal: list[Move], move: Move) -> Move:
+    """The legal move the client meant, by id; IllegalMove if there is none."""
+    wanted = move.get("id") if isinstance(move, dict) else None
+    if not isinstance(wanted, str):
+        raise IllegalMove("bad_move", "a move is an object with a string 'id'")
+    for candidate in legal:
+        if candidate["id"] == wanted:
+            return candidate
+    raise IllegalMove("illegal_move", f"'{wanted}' is not a legal move now")
+
+
+def fact(text: str, to: Literal["all"] | list[int] = "all", **data: Any) -> Fact:
+    return {"text": text, "data": data, "to": to}

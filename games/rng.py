@@ -1,0 +1,61 @@
+"""Deterministic randomness a verifier in any language can reproduce.
+
+The stream of random bytes for a game at event version `v` is
+
+    block_i = HMAC-SHA256(key=seed, msg=b"meeple/rng/v1/" + str(v) + b"/" + str(i))
+
+for i = 0, 1, 2, ... (decimal ASCII). Integers are drawn 8 bytes at a time,
+big-endian, with rejection sampling so every value is equally likely.
+Shuffles are Fisher-Yates from the last index down. Python's `random` is
+never used, so results do not depend on the Python version.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import MutableSequence, Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
+
+_WORD = 8  # bytes per draw
+_SPAN = 1 << (8 * _WORD)
+
+
+class Rng:
+    """HMAC-SHA256 in counter mode, keyed by the game's secret seed."""
+
+    def __init__(self, seed: bytes, version: int) -> None:
+        self._seed = seed
+        self._prefix = b"meeple/rng/v1/" + str(version).encode() + b"/"
+        self._counter = 0
+        self._buffer = b""
+
+    def _next_word(self) -> int:
+        if len(self._buffer) < _WORD:
+            msg = self._prefix + str(self._counter).encode()
+            self._buffer += hmac.new(self._seed, msg, hashlib.sha256).digest()
+            self._counter += 1
+        word, self._buffer = self._buffer[:_WORD], self._buffer[_WORD:]
+        return int.from_bytes(word, "big")
+
+    def randbelow(self, n: int) -> int:
+        """A uniform integer in [0, n)."""
+        if n <= 0:
+            raise ValueError("randbelow needs n > 0")
+        limit = _SPAN - (_SPAN % n)  # reject the biased tail
+        while True:
+            word = self._next_word()
+            if word < limit:
+                return word % n
+
+    def shuffle(self, items: MutableSequence[T]) -> None:
+        """Fisher-Yates in place: for i from len-1 down to 1, swap i with randbelow(i+1)."""
+        for i in range(len(items) - 1, 0, -1):
+            j = self.randbelow(i + 1)
+            items[i], items[j] = items[j], items[i]
+
+    def choice(self, items: Sequence[T]) -> T:
+        return items[self.randbelow(len(items))]
+

