@@ -19,7 +19,7 @@ class GameNotFound(NotFound):
     code = "game_not_found"
 
 
-class UnknownGameType(MeepleError):
+class UnknownGameType(NotFound):
     code = "unknown_game_type"
 
 

@@ -74,6 +74,12 @@ def find_move(legal: list[Move], move: Move) -> Move:
         raise IllegalMove("bad_move", "a move is an object with a string 'id'")
     for candidate in legal:
         if candidate["id"] == wanted:
+            # A client may echo the whole listed move; any field it sends must match.
+            differing = sorted(k for k, v in move.items() if candidate.get(k) != v)
+            if differing:
+                raise IllegalMove(
+                    "move_mismatch", f"'{wanted}' is legal, but not with these {differing}"
+                )
             return candidate
     raise IllegalMove("illegal_move", f"'{wanted}' is not a legal move now")
 

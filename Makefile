@@ -1,0 +1,57 @@
+# Meeple: everything runs from a local .venv that this Makefile creates and
+# keeps in step with pyproject.toml. A fresh machine needs only Python 3.11.
+
+PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.DEFAULT_GOAL := help
+.PHONY: help venv run test lint typecheck pytest openapi bench clean distclean
+
+help:
+	@echo "make run        start the API, a worker and (if MEEPLE_REDIS_URL is unset) a private redis"
+	@echo "make test       ruff, mypy and the whole pytest suite"
+	@echo "make lint       ruff only"
+	@echo "make openapi    write openapi.yaml from the running code"
+	@echo "make bench      bench/moves.py and bench/memory.py (a few minutes)"
+	@echo "make clean      remove caches (keeps .venv and var/, where the embedded redis keeps games)"
+	@echo "make distclean  clean, and remove .venv"
+
+# The stamp is newer than pyproject.toml once the install succeeded; any
+# change to pyproject.toml reinstalls. A missing venv is created first.
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $@
+
+venv: $(STAMP)
+
+# e.g. make run ARGS="--port 9000 --workers 4"
+run: $(STAMP)
+	$(BIN)/meeple run $(ARGS)
+
+test: lint typecheck pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+pytest: $(STAMP)
+	$(BIN)/pytest
+
+openapi: $(STAMP)
+	$(BIN)/meeple openapi > openapi.yaml.tmp && mv openapi.yaml.tmp openapi.yaml
+
+bench: $(STAMP)
+	$(BIN)/python -m bench.moves
+	$(BIN)/python -m bench.memory
+
+clean:
+	rm -rf .pytest_cache .mypy_cache .ruff_cache .hypothesis *.egg-info openapi.yaml.tmp
+	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +
+
+distclean: clean
+	rm -rf $(VENV)

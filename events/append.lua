@@ -1,0 +1,49 @@
+-- append.lua: atomic, checked append of a batch of sealed envelopes to one game's stream.
+--
+-- KEYS[1]  {prefix}:g:{<game>}:events       the stream (entry id "<v>-1", field "e")
+-- KEYS[2]  {prefix}:g:{<game>}:meta         hash: version, head
+-- KEYS[3]  {prefix}:g:{<game>}:idem:<key>   optional; hash: request_hash, first, last
+-- ARGV[1]  expected version (the version the envelopes were sealed on)
+-- ARGV[2]  expected head (the `prev` of the first envelope)
+-- ARGV[3]  new head (the `hash` of the last envelope)
+-- ARGV[4]  request hash (idempotency)
+-- ARGV[5]  idempotency ttl, seconds
+-- ARGV[6…] canonical JSON of each envelope, in version order
+--
+-- Returns {"ok", last} | {"conflict", current} | {"replay", first, last} | {"reused"}.
+-- The idempotency check comes first so that a retry after success replays.
+-- Envelopes are hashed client side: Redis 6.2 Lua has no SHA-256.
+
+local GENESIS = string.rep("0", 64)
+local FIRST_ENVELOPE = 6
+
+if KEYS[3] then
+  local idem = redis.call("HMGET", KEYS[3], "request_hash", "first", "last")
+  if idem[1] then
+    if idem[1] == ARGV[4] then
+      return {"replay", tonumber(idem[2]), tonumber(idem[3])}
+    end
+    return {"reused"}
+  end
+end
+
+local expected = tonumber(ARGV[1])
+local meta = redis.call("HMGET", KEYS[2], "version", "head")
+local version = tonumber(meta[1] or "0")
+local head = meta[2] or GENESIS
+if version ~= expected or head ~= ARGV[2] then
+  return {"conflict", version}
+end
+
+local last = expected
+for i = FIRST_ENVELOPE, #ARGV do
+  last = last + 1
+  redis.call("XADD", KEYS[1], last .. "-1", "e", ARGV[i])
+end
+redis.call("HSET", KEYS[2], "version", last, "head", ARGV[3])
+
+if KEYS[3] then
+  redis.call("HSET", KEYS[3], "request_hash", ARGV[4], "first", expected + 1, "last", last)
+  redis.call("EXPIRE", KEYS[3], ARGV[5])
+end
+return {"ok", last}

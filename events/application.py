@@ -1,0 +1,268 @@
+"""The use cases: the only code that writes to the event store.
+
+Each use case loads a table (snapshot + the events after it), decides the new
+events with the pure functions of `events.table`, appends them atomically with
+the expected version, then refreshes the caches (snapshot, lobby) and tells
+the dispatcher, which queues follow-up work (bot turns, scoring).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
+
+import redis
+from marshmallow import ValidationError
+
+from events.envelope import Envelope, canonical_json
+from events.exceptions import (
+    GameNotFound,
+    InvalidOptions,
+    UnknownGameType,
+    VersionConflict,
+    VersionNotFound,
+)
+from events.lobby import Lobby
+from events.players import Player, Players, bot_player
+from events.store import EventStore, NewEvent
+from events.table import Status, Table, decide_create, decide_join, decide_moves, evolve
+from games.contract import Game, Move
+from games.registry import GAMES, UnknownGame, get_game
+
+# Without an expected version from the client, a lost race is retried this often.
+_RETRIES = 3
+
+
+class Dispatcher(Protocol):
+    def after_commit(self, table: Table) -> None: ...
+
+
+class NoDispatch:
+    """For in-process runs (simulations, tests of the core): nothing is queued."""
+
+    def after_commit(self, table: Table) -> None:
+        return None
+
+
+@dataclass(frozen=True)
+class MovesResult:
+    table: Table
+    envelopes: list[Envelope]
+    replayed: bool
+
+
+def summary(table: Table) -> dict[str, Any]:
+    """The public, secret-free description of a table (lobby entries, list pages)."""
+    return {
+        "id": table.id,
+        "type": table.type,
+        "status": table.status.value,
+        "version": table.version,
+        "seat_count": table.seat_count,
+        "seats": [
+            {"seat": s.seat, "player_id": s.player_id, "name": s.name, "bot": s.bot}
+            for s in table.seats
+        ],
+        "actors": table.actors(),
+        "created_at": table.created_at,
+        "updated_at": table.updated_at,
+    }
+
+
+class Meeple:
+    def __init__(
+        self, client: redis.Redis, dispatcher: Dispatcher | None = None, prefix: str = "meeple"
+    ) -> None:
+        self.redis = client
+        self.store = EventStore(client, prefix)
+        self.players = Players(client, prefix)
+        self.lobby = Lobby(client, prefix)
+        self.dispatcher: Dispatcher = dispatcher or NoDispatch()
+
+    @classmethod
+    def from_url(cls, url: str, dispatcher: Dispatcher | None = None) -> Meeple:
+        return cls(redis.Redis.from_url(url), dispatcher)
+
+    # --- game types -------------------------------------------------------
+
+    @staticmethod
+    def game_types() -> list[Game]:
+        return list(GAMES.values())
+
+    @staticmethod
+    def game_type(game_type: str) -> Game:
+        try:
+            return get_game(game_type)
+        except UnknownGame:
+            known = ", ".join(sorted(GAMES))
+            raise UnknownGameType(f"no game type '{game_type}'; known: {known}") from None
+
+    # --- commands ---------------------------------------------------------
+
+    def create_game(
+        self,
+        player: Player,
+        game_type: str,
+        seats: int,
+        options: dict[str, Any] | None = None,
+        bots: list[int] | None = None,
+        join: bool = True,
+    ) -> Table:
+        game = self.game_type(game_type)
+        clean_options = self._validate_options(game, options or {})
+        bot_seats = sorted(set(bots or []))
+        if any(not 0 <= s < seats for s in bot_seats):
+            raise InvalidOptions(f"bot seats must be between 0 and {seats - 1}")
+        if join and len(bot_seats) >= seats:
+            raise InvalidOptions("every seat is a bot: pass join=false to watch a bot-only game")
+        seed = secrets.token_bytes(32)
+        created = decide_create(game, seats, clean_options, hashlib.sha256(seed).hexdigest())
+        game_id = secrets.token_hex(8)
+        table = evolve(Table.empty(game_id), _draft(created, 1), seed)
+        events = [created]
+        joins = [(bot_player(s), s, True) for s in bot_seats]
+        if join:
+            joins.append((player, None, False))
+        for who, seat, is_bot in joins:
+            for event in decide_join(table, who.id, who.name, seat, bot=is_bot):
+                events.append(event)
+                table = evolve(table, _draft(event, len(events)), seed)
+        self.store.put_seed(game_id, seed)
+        result = self.store.append(game_id, 0, events)
+        return self._committed(self._fold(Table.empty(game_id), result.envelopes, seed))
+
+    def join_game(self, player: Player, game_id: str, seat: int | None = None) -> Table:
+        for attempt in range(_RETRIES):
+            table = self.load(game_id)
+            events = decide_join(table, player.id, player.name, seat)
+            try:
+                result = self.store.append(game_id, table.version, events)
+            except VersionConflict:
+                if attempt == _RETRIES - 1:
+                    raise
+                continue
+            seed = self.store.get_seed(game_id)
+            return self._committed(self._fold(table, result.envelopes, seed))
+        raise AssertionError("unreachable")
+
+    def play_moves(
+        self,
+        player: Player,
+        game_id: str,
+        moves: list[Move],
+        expected_version: int | None = None,
+        seat: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> MovesResult:
+        """Apply one or several moves, all or nothing."""
+        request_hash = hashlib.sha256(
+            canonical_json({"moves": moves, "seat": seat, "expected": expected_version})
+        ).hexdigest()
+        key = f"{player.id}:{idempotency_key}" if idempotency_key else None
+        if key:
+            earlier = self.store.earlier_result(game_id, key, request_hash)
+            if earlier is not None:  # a retry of a request that already succeeded
+                return MovesResult(self.load(game_id), earlier, True)
+        seed = self._seed(game_id)
+        for attempt in range(_RETRIES):
+            table = self.load(game_id)
+            if expected_version is not None and expected_version != table.version:
+                raise VersionConflict(current=table.version)
+            decision = decide_moves(table, player.id, seat, moves, seed)
+            try:
+                result = self.store.append(
+                    game_id, table.version, decision.events,
+                    idempotency_key=key, request_hash=request_hash,
+                )
+            except VersionConflict:
+                if expected_version is not None or attempt == _RETRIES - 1:
+                    raise
+                continue
+            if result.replayed:
+                return MovesResult(self.load(game_id), result.envelopes, True)
+            last = result.envelopes[-1]
+            table = replace(decision.table, version=last["v"], updated_at=last["at"])
+            return MovesResult(self._committed(table), result.envelopes, False)
+        raise AssertionError("unreachable")
+
+    def append_system_events(self, game_id: str, events: list[NewEvent], expected: int) -> Table:
+        """For workers: append events that are not moves (e.g. GameScored)."""
+        table = self.load(game_id)
+        result = self.store.append(game_id, expected, events)
+        return self._committed(self._fold(table, result.envelopes, self.store.get_seed(game_id)))
+
+    # --- queries ----------------------------------------------------------
+
+    def load(self, game_id: str) -> Table:
+        """The current table: the newest snapshot plus the events after it."""
+        snapshot = self.store.load_snapshot(game_id)
+        table = Table.from_json(snapshot[1]) if snapshot else Table.empty(game_id)
+        tail = self.store.read(game_id, table.version + 1)
+        if not tail:
+            if table.version == 0:
+                raise GameNotFound(f"no game {game_id}")
+            return table
+        table = self._fold(table, tail, self.store.get_seed(game_id))
+        self.store.save_snapshot(game_id, table.version, table.to_json())
+        return table
+
+    def table_at(self, game_id: str, version: int) -> Table:
+        """The table as it was right after event `version`, rebuilt from the stream."""
+        current = self.store.version(game_id)
+        if current == 0:
+            raise GameNotFound(f"no game {game_id}")
+        if not 1 <= version <= current:
+            raise VersionNotFound(f"versions of this game run from 1 to {current}")
+        envelopes = self.store.read(game_id, 1, version)
+        return self._fold(Table.empty(game_id), envelopes, self.store.get_seed(game_id))
+
+    def events(self, game_id: str, start: int = 1, end: int | None = None) -> list[Envelope]:
+        if not self.store.exists(game_id):
+            raise GameNotFound(f"no game {game_id}")
+        return self.store.read(game_id, start, end)
+
+    def rebuild_lobby(self) -> int:
+        """Refill the lobby from every game stream; returns the number of games."""
+        count = 0
+        for game_id in self.store.game_ids():
+            self.lobby.record(summary(self.load(game_id)))
+            count += 1
+        return count
+
+    # --- helpers ----------------------------------------------------------
+
+    def _committed(self, table: Table) -> Table:
+        self.store.save_snapshot(table.id, table.version, table.to_json())
+        self.lobby.record(summary(table))
+        self.dispatcher.after_commit(table)
+        return table
+
+    def _seed(self, game_id: str) -> bytes:
+        seed = self.store.get_seed(game_id)
+        if seed is None:
+            raise GameNotFound(f"no game {game_id}")
+        return seed
+
+    @staticmethod
+    def _fold(table: Table, envelopes: list[Envelope], seed: bytes | None) -> Table:
+        for envelope in envelopes:
+            table = evolve(table, envelope, seed)
+        return table
+
+    @staticmethod
+    def _validate_options(game: Game, options: dict[str, Any]) -> dict[str, Any]:
+        try:
+            loaded: dict[str, Any] = game.options().load(options)
+        except ValidationError as err:
+            raise InvalidOptions(f"invalid options for {game.id}: {err.messages}") from None
+        return loaded
+
+
+def _draft(event: NewEvent, v: int) -> Envelope:
+    """An unsealed envelope, to fold an event into a table before it is stored."""
+    return {"v": v, "type": event.type, "data": event.data, "by": event.by, "at": ""}
+
+
+__all__ = ["Meeple", "MovesResult", "NoDispatch", "Dispatcher", "Status", "summary"]

@@ -1,0 +1,115 @@
+"""The lobby: a cross-game read model of game summaries with filtered, paginated listing.
+
+It is derived from the game streams only (see `Meeple.rebuild_lobby`) and updated
+after each append. Updates carry the game's version and an older one never
+overwrites a newer one, so replays and races are harmless.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import redis
+
+# KEYS: summary hash, then the index sorted sets to add to, then those to remove from.
+# ARGV: game id, version, summary json, score, number of add keys.
+_UPDATE = """
+local current = redis.call('HGET', KEYS[1], ARGV[1])
+if current then
+  local old = cjson.decode(current)
+  if tonumber(old['version']) >= tonumber(ARGV[2]) then return 0 end
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+local adds = tonumber(ARGV[5])
+for i = 2, #KEYS do
+  if i <= adds + 1 then
+    redis.call('ZADD', KEYS[i], ARGV[4], ARGV[1])
+  else
+    redis.call('ZREM', KEYS[i], ARGV[1])
+  end
+end
+return 1
+"""
+
+STATUSES = ("open", "active", "ended")
+
+
+@dataclass(frozen=True)
+class Page:
+    items: list[dict[str, Any]]
+    total: int
+    offset: int
+    limit: int
+
+
+class Lobby:
+    def __init__(self, client: redis.Redis, prefix: str = "meeple") -> None:
+        self._redis = client
+        self._base = f"{prefix}:{{lobby}}"  # one hash tag: all lobby keys share a cluster slot
+        self._update = client.register_script(_UPDATE)
+
+    def _index(self, *parts: str) -> str:
+        return ":".join((self._base, "idx", *parts))
+
+    def record(self, summary: dict[str, Any]) -> bool:
+        """Store a game's summary; False when a newer one is already stored."""
+        game_type, status = summary["type"], summary["status"]
+        adds = [self._index("all"), self._index("status", status), self._index("type", game_type),
+                self._index("type", game_type, "status", status)]
+        adds += [self._index("player", p) for p in {s["player_id"] for s in summary["seats"]}]
+        removes = []
+        for other in STATUSES:
+            if other != status:
+                removes += [self._index("status", other),
+                            self._index("type", game_type, "status", other)]
+        score = datetime.fromisoformat(summary["created_at"].replace("Z", "+00:00")).timestamp()
+        keys = [f"{self._base}:summary", *adds, *removes]
+        args = [summary["id"], summary["version"], json.dumps(summary), score, len(adds)]
+        return bool(self._update(keys=keys, args=args))
+
+    def get(self, game_id: str) -> dict[str, Any] | None:
+        raw = self._redis.hget(f"{self._base}:summary", game_id)
+        return json.loads(raw) if raw else None
+
+    def list(
+        self,
+        *,
+        game_type: str | None = None,
+        status: str | None = None,
+        player_id: str | None = None,
+        offset: int = 0,
+        limit: int = 20,
+    ) -> Page:
+        """Newest first."""
+        if player_id is not None:
+            return self._list_for_player(player_id, game_type, status, offset, limit)
+        if game_type and status:
+            index = self._index("type", game_type, "status", status)
+        elif game_type:
+            index = self._index("type", game_type)
+        elif status:
+            index = self._index("status", status)
+        else:
+            index = self._index("all")
+        total = int(self._redis.zcard(index))
+        ids = self._redis.zrevrange(index, offset, offset + limit - 1)
+        return Page(self._summaries(ids), total, offset, limit)
+
+    def _list_for_player(
+        self, player_id: str, game_type: str | None, status: str | None, offset: int, limit: int
+    ) -> Page:
+        # A player's own games are few, so the type and status filters run here.
+        ids = self._redis.zrevrange(self._index("player", player_id), 0, -1)
+        games = [g for g in self._summaries(ids)
+                 if (game_type is None or g["type"] == game_type)
+                 and (status is None or g["status"] == status)]
+        return Page(games[offset:offset + limit], len(games), offset, limit)
+
+    def _summaries(self, ids: list[bytes]) -> list[dict[str, Any]]:
+        if not ids:
+            return []
+        raws = self._redis.hmget(f"{self._base}:summary", ids)
+        return [json.loads(raw) for raw in raws if raw]

@@ -1,0 +1,170 @@
+"""The event store on Redis (DESIGN §3): one stream per game, checked atomic appends.
+
+Keys of one game share the hash tag `{<game_id>}`, so a game lives in one Redis Cluster
+slot and its Lua scripts are cluster-legal:
+
+    {prefix}:g:{<game_id>}:events       stream; entry id "<v>-1", one field "e" = envelope JSON
+    {prefix}:g:{<game_id>}:meta         hash: version, head (hash of the last envelope)
+    {prefix}:g:{<game_id>}:seed         the secret seed (hex), apart from the stream
+    {prefix}:g:{<game_id>}:snap         hash: version, payload (JSON); a cache, never the truth
+    {prefix}:g:{<game_id>}:idem:<key>   hash: request_hash, first, last; expires after 24 h
+
+Envelopes are sealed (hashed) here, because Redis 6.2 Lua has no SHA-256; `append.lua`
+re-checks version and head atomically before writing. Streams are never trimmed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import redis
+
+from events.envelope import GENESIS, Envelope, canonical_json, seal
+from events.exceptions import IdempotencyKeyReused, VersionConflict
+
+IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60
+_HERE = Path(__file__).parent
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    type: str
+    data: dict[str, Any]
+    by: str  # player id, bot name or "system"
+
+
+@dataclass(frozen=True)
+class AppendResult:
+    envelopes: list[Envelope]  # on an idempotent replay: the ones the first call wrote
+    replayed: bool  # True when an Idempotency-Key matched an earlier identical request
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+class EventStore:
+    def __init__(self, client: redis.Redis, prefix: str = "meeple") -> None:
+        self._redis = client
+        self._prefix = prefix
+        self._append = client.register_script((_HERE / "append.lua").read_text())
+        self._save_snapshot = client.register_script((_HERE / "save_snapshot.lua").read_text())
+
+    def _key(self, game_id: str, suffix: str) -> str:
+        if not game_id or "{" in game_id or "}" in game_id:
+            raise ValueError(f"invalid game id {game_id!r}")
+        return f"{self._prefix}:g:{{{game_id}}}:{suffix}"
+
+    # -- writing -----------------------------------------------------------------------------
+
+    def append(
+        self,
+        game_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        *,
+        idempotency_key: str | None = None,
+        request_hash: str = "",
+    ) -> AppendResult:
+        if not events:
+            raise ValueError("nothing to append")
+        keys = [self._key(game_id, "events"), self._key(game_id, "meta")]
+        if idempotency_key is not None:
+            keys.append(self._key(game_id, f"idem:{idempotency_key}"))
+
+        # A cheap early version check; the script repeats it atomically, after its own check of
+        # the idempotency key (a retry after success must replay, not conflict).
+        pipe = self._redis.pipeline(transaction=False)
+        pipe.hmget(keys[1], ["version", "head"])
+        if idempotency_key is not None:
+            pipe.exists(keys[2])
+        replies = pipe.execute()
+        version, head = _version_head(replies[0])
+        seen_key = idempotency_key is not None and bool(replies[1])
+        if version != expected_version and not seen_key:
+            raise VersionConflict(current=version)
+
+        envelopes: list[Envelope] = []
+        prev = head
+        for offset, event in enumerate(events, start=1):
+            envelopes.append(seal(version + offset, event.type, event.data, event.by, prev))
+            prev = envelopes[-1]["hash"]
+        args: list[str | bytes | int] = [
+            expected_version, head, prev, request_hash, IDEMPOTENCY_TTL_SECONDS,
+            *(canonical_json(envelope) for envelope in envelopes),
+        ]
+        reply = self._append(keys=keys, args=args)
+        status = _text(reply[0])
+        if status == "ok":
+            return AppendResult(envelopes, replayed=False)
+        if status == "conflict":
+            raise VersionConflict(current=int(reply[1]))
+        if status == "replay":
+            return AppendResult(self.read(game_id, int(reply[1]), int(reply[2])), replayed=True)
+        raise IdempotencyKeyReused(f"idempotency key {idempotency_key!r} was reused")
+
+    def put_seed(self, game_id: str, seed: bytes) -> None:
+        if not self._redis.set(self._key(game_id, "seed"), seed.hex(), nx=True):
+            raise ValueError(f"game {game_id!r} already has a seed")
+
+    def save_snapshot(self, game_id: str, version: int, payload: dict[str, Any]) -> None:
+        self._save_snapshot(keys=[self._key(game_id, "snap")], args=[version, json.dumps(payload)])
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def read(self, game_id: str, start: int = 1, end: int | None = None) -> list[Envelope]:
+        """Versions start..end inclusive (end None: to the last), in order."""
+        low = f"{max(start, 1)}-1"
+        high = "+" if end is None else f"{end}-1"
+        entries = self._redis.xrange(self._key(game_id, "events"), low, high) or []
+        return [json.loads(_field(fields, "e")) for _, fields in entries]
+
+    def version(self, game_id: str) -> int:
+        return self.head(game_id)[0]
+
+    def head(self, game_id: str) -> tuple[int, str]:
+        """(version, hash of the last envelope), or (0, GENESIS) for a game with no events."""
+        return _version_head(self._redis.hmget(self._key(game_id, "meta"), ["version", "head"]))
+
+    def exists(self, game_id: str) -> bool:
+        return bool(self._redis.exists(self._key(game_id, "events")))
+
+    def get_seed(self, game_id: str) -> bytes | None:
+        stored = self._redis.get(self._key(game_id, "seed"))
+        return None if stored is None else bytes.fromhex(_text(stored))
+
+    def load_snapshot(self, game_id: str) -> tuple[int, dict[str, Any]] | None:
+        version, payload = self._redis.hmget(self._key(game_id, "snap"), ["version", "payload"])
+        if version is None or payload is None:
+            return None
+        return int(version), json.loads(payload)
+
+    def game_ids(self) -> Iterator[str]:
+        """Every game with a stream (SCAN), for rebuilding read models."""
+        head, tail = f"{self._prefix}:g:{{", "}:events"
+        pattern = _glob_escape(head) + "*" + _glob_escape(tail)
+        for key in self._redis.scan_iter(match=pattern, count=1000, _type="stream"):
+            game_id = _text(key)[len(head) : -len(tail)]
+            if "}" not in game_id:
+                yield game_id
+
+
+def _version_head(reply: list[bytes | str | None]) -> tuple[int, str]:
+    version, head = reply
+    if version is None or head is None:
+        return 0, GENESIS
+    return int(version), _text(head)
+
+
+def _field(fields: dict[bytes | str, bytes | str] | None, name: str) -> bytes | str:
+    """A stream entry's field, whether or not the client decodes responses."""
+    assert fields is not None
+    return fields[name.encode()] if name.encode() in fields else fields[name]
+
+
+def _glob_escape(text: str) -> str:
+    return "".join("\\" + char if char in "*?[]\\" else char for char in text)

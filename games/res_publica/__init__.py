@@ -1,0 +1,64 @@
+"""Res Publica 2230 AD: trade and display Race and Technology cards (see README.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import RAISE, Schema
+
+from games.contract import Fact, IllegalMove, Move, ScoreSheet, Seat, State, find_move
+from games.res_publica import rules, view
+from games.rng import Rng
+
+
+class Options(Schema):
+    """The rulebook names no variants."""
+
+    class Meta:
+        unknown = RAISE
+
+
+class ResPublica:
+    id: str = "res-publica-2230ad"
+    title: str = "Res Publica 2230 AD"
+    min_players: int = 2
+    max_players: int = 5
+    rules_version: str = "1"
+    options: type[Schema] = Options
+
+    def setup(self, players: int, options: dict[str, Any], rng: Rng) -> State:
+        if not self.min_players <= players <= self.max_players:
+            raise ValueError(f"{self.title} is for 2 to 5 players, not {players}")
+        Options().load(options)
+        return rules.setup(players, rng)
+
+    def actors(self, state: State) -> set[Seat]:
+        return rules.actors(state)
+
+    def legal_moves(self, state: State, seat: Seat) -> list[Move]:
+        if seat not in rules.actors(state):
+            return []
+        return rules.MOVES[state["phase"]](state, seat)
+
+    def play(self, state: State, seat: Seat, move: Move, rng: Rng) -> tuple[State, list[Fact]]:
+        if seat not in rules.actors(state):
+            raise IllegalMove("not_your_turn", f"seat {seat} is not asked to act now")
+        chosen = find_move(self.legal_moves(state, seat), move)
+        new = rules.copy_state(state)
+        facts = rules.PLAY[new["phase"]](new, seat, chosen)
+        return new, facts
+
+    def view(self, state: State, seat: Seat | None) -> dict[str, Any]:
+        return view.view(state, seat)
+
+    def is_over(self, state: State) -> bool:
+        return bool(state["phase"] == "over")
+
+    def score(self, state: State) -> ScoreSheet:
+        return rules.score(state)
+
+    def determinize(self, state: State, seat: Seat, rng: Rng) -> State:
+        return view.determinize(state, seat, rng)
+
+
+GAME = ResPublica()

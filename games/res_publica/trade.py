@@ -1,0 +1,323 @@
+"""The trade step: one request or offer, answered by the opponents, accepted or declined.
+
+A *side* names at most two card types: {"items": [{"card", "n"}, ...], "join": None|"and"|"or"}.
+It is composed one atomic move at a time (add an item, "and"/"or", add the second, submit).
+
+Who gives what: in an offer both the offer and every answer (a tender) are given by their
+author; in a request both the request and every answer (a demand) are received by their
+author. The giver of an "or" side picks which option changes hands at the swap, and only
+the two traders learn which.
+
+Phases: "propose" (the active player composes) -> "answer" (every opponent who has not yet
+answered or passed is an actor) -> "choose" (accept one answer or decline) -> "swap" (only
+when someone must pick an "or" option) -> back to the turn's "effects" phase.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from games.contract import Fact, Move, fact
+from games.res_publica.board import State, flip_missions, who
+from games.res_publica.cards import (
+    CARD_IDS,
+    CARDS,
+    DATA,
+    Hand,
+    add,
+    counted,
+    deck_of,
+    remove,
+    size,
+)
+
+Side = dict[str, Any]
+AND: Move = {"id": "and", "label": "Name a second card type, joined by 'and'", "kind": "and"}
+OR: Move = {"id": "or", "label": "Name a second card type, joined by 'or'", "kind": "or"}
+SUBMIT: Move = {"id": "submit", "label": "Say it (submit)", "kind": "submit"}
+CANCEL: Move = {"id": "cancel", "label": "Cancel", "kind": "cancel"}
+PASS: Move = {"id": "pass", "label": "Pass (no answer)", "kind": "pass"}
+DECLINE: Move = {"id": "decline", "label": "Decline all answers", "kind": "decline"}
+
+
+def empty_side() -> Side:
+    return {"items": [], "join": None}
+
+
+def copy_side(side: Side) -> Side:
+    return {"items": [dict(it) for it in side["items"]], "join": side["join"]}
+
+
+def describe(side: Side) -> str:
+    joiner = f" {side['join']} " if side["join"] else ""
+    return joiner.join(counted(it["card"], it["n"]) for it in side["items"]) or "nothing"
+
+
+def can_give(hand: Hand, side: Side) -> bool:
+    """"or": at least one option can be given; otherwise every named item."""
+    held = [hand.get(it["card"], 0) >= it["n"] for it in side["items"]]
+    return any(held) if side["join"] == "or" else all(held)
+
+
+def options(hand: Hand, side: Side) -> list[dict[str, Any]]:
+    """The "or" options the giver can honour."""
+    return [it for it in side["items"] if hand.get(it["card"], 0) >= it["n"]]
+
+
+def unseen(state: State, seat: int, card: str) -> int:
+    """Copies of `card` that `seat` cannot see: not in its hand, a discard pile or under a card."""
+    seen = state["seats"][seat]["hand"].get(card, 0) + state["discards"][deck_of(card)].get(card, 0)
+    for player in state["seats"]:
+        for placed in player["stations"] + player["locations"]:
+            if placed["trooper"] is not None and placed["trooper"]["card"] == card:
+                seen += 1
+    return int(CARDS[card]["count"]) - seen
+
+
+# --- composing a side ------------------------------------------------------------------
+
+
+def _limit(state: State, seat: int, gives: bool, counterparts: list[int]) -> Callable[[str], int]:
+    """Most copies of a card a side may name: what you hold if you give it; if you ask for
+    it, what could be hidden in the hands of whoever would give it."""
+    hand = state["seats"][seat]["hand"]
+    if gives:
+        return lambda card: hand.get(card, 0)
+    most = max((size(state["seats"][s]["hand"]) for s in counterparts), default=0)
+    return lambda card: min(unseen(state, seat, card), most)
+
+
+def _add_moves(side: Side, limit: Callable[[str], int], banned: set[str]) -> list[Move]:
+    named = banned | {it["card"] for it in side["items"]}
+    return [
+        {"id": f"add:{card}:{n}", "label": f"Name {counted(card, n)}", "kind": "add",
+         "card": card, "n": n}
+        for card in CARD_IDS
+        if card not in named
+        for n in range(1, limit(card) + 1)
+    ]
+
+
+def side_moves(side: Side, limit: Callable[[str], int], banned: set[str]) -> list[Move]:
+    """The next atomic step of composing a side (without cancel/pass)."""
+    items = side["items"]
+    if not items or (len(items) == 1 and side["join"]):
+        return _add_moves(side, limit, banned)
+    if len(items) == 1 and _add_moves(side, limit, banned):
+        return [dict(SUBMIT), dict(AND), dict(OR)]
+    return [dict(SUBMIT)]
+
+
+def edit_side(side: Side, move: Move) -> None:
+    if move["kind"] == "add":
+        side["items"].append({"card": move["card"], "n": move["n"]})
+    else:  # "and" / "or"
+        side["join"] = move["kind"]
+
+
+# --- propose ---------------------------------------------------------------------------
+
+
+def opponents(state: State, seat: int) -> list[int]:
+    """The other seats in clockwise order starting left of `seat`."""
+    n = state["players"]
+    return [(seat + i) % n for i in range(1, n)]
+
+
+def start_moves(state: State, seat: int) -> list[Move]:
+    if not state["seats"][seat]["hand"]:
+        return []  # each partner must swap at least one card
+    moves = [{"id": "offer", "label": "Offer cards", "kind": "trade", "mode": "offer"}]
+    if any(size(state["seats"][s]["hand"]) for s in opponents(state, seat)):
+        moves.insert(0, {"id": "request", "label": "Request cards", "kind": "trade",
+                         "mode": "request"})
+    return moves
+
+
+def start(state: State, seat: int, mode: str) -> list[Fact]:
+    state["trade"] = {
+        "by": seat, "mode": mode, "proposal": empty_side(), "order": opponents(state, seat),
+        "answers": {}, "drafts": {}, "partner": None, "picks": {},
+    }
+    state["phase"] = "propose"
+    return []
+
+
+def propose_moves(state: State, seat: int) -> list[Move]:
+    trade = state["trade"]
+    limit = _limit(state, seat, trade["mode"] == "offer", trade["order"])
+    return side_moves(trade["proposal"], limit, set()) + [dict(CANCEL)]
+
+
+def play_propose(state: State, seat: int, move: Move) -> list[Fact]:
+    trade = state["trade"]
+    if move["kind"] == "cancel":
+        state["trade"], state["phase"] = None, "trade"
+        return []
+    if move["kind"] != "submit":
+        edit_side(trade["proposal"], move)
+        return []
+    trade["drafts"] = {str(s): empty_side() for s in trade["order"]}
+    state["phase"] = "answer"
+    verb = "requests" if trade["mode"] == "request" else "offers"
+    text = f"{who(seat)} {verb} {describe(trade['proposal'])}."
+    return [fact(text, seat=seat, mode=trade["mode"], side=copy_side(trade["proposal"]))]
+
+
+# --- answer ----------------------------------------------------------------------------
+
+
+def answer_actors(state: State) -> set[int]:
+    trade = state["trade"]
+    return {s for s in trade["order"] if str(s) not in trade["answers"]}
+
+
+def answer_moves(state: State, seat: int) -> list[Move]:
+    trade = state["trade"]
+    hand = state["seats"][seat]["hand"]
+    draft = trade["drafts"][str(seat)]
+    if trade["mode"] == "request" and not can_give(hand, trade["proposal"]):
+        return [dict(PASS)]  # an answer must be one the opponent can honour
+    limit = _limit(state, seat, trade["mode"] == "offer", [trade["by"]])
+    banned = {it["card"] for it in trade["proposal"]["items"]}
+    moves = side_moves(draft, limit, banned)
+    return moves + ([dict(CANCEL)] if draft["items"] else []) + [dict(PASS)]
+
+
+def play_answer(state: State, seat: int, move: Move) -> list[Fact]:
+    trade = state["trade"]
+    key = str(seat)
+    if move["kind"] == "cancel":
+        trade["drafts"][key] = empty_side()
+        return []
+    if move["kind"] in ("add", "and", "or"):
+        edit_side(trade["drafts"][key], move)
+        return []
+    if move["kind"] == "pass":
+        trade["answers"][key] = None  # None = passed
+        facts = [fact(f"{who(seat)} passes.", seat=seat)]
+    else:
+        trade["answers"][key] = trade["drafts"][key]
+        verb = "tenders" if trade["mode"] == "offer" else "asks for"
+        text = f"{who(seat)} {verb} {describe(trade['drafts'][key])}."
+        facts = [fact(text, seat=seat, side=copy_side(trade["drafts"][key]))]
+    del trade["drafts"][key]
+    if not answer_actors(state):
+        facts += _answers_done(state)
+    return facts
+
+
+def _answers_done(state: State) -> list[Fact]:
+    if any(a is not None for a in state["trade"]["answers"].values()):
+        state["phase"] = "choose"
+        return []
+    return end_trade(state, "Nobody answered; the trade step ends.")
+
+
+def end_trade(state: State, text: str) -> list[Fact]:
+    state["trade"], state["phase"] = None, "effects"
+    return [fact(text)]
+
+
+# --- choose and swap -------------------------------------------------------------------
+
+
+def givers(trade: dict[str, Any], partner: int) -> list[tuple[int, Side]]:
+    """(seat, side it gives) for both traders."""
+    answer = trade["answers"][str(partner)]
+    if trade["mode"] == "offer":
+        return [(trade["by"], trade["proposal"]), (partner, answer)]
+    return [(partner, trade["proposal"]), (trade["by"], answer)]
+
+
+def choose_moves(state: State, seat: int) -> list[Move]:
+    trade = state["trade"]
+    moves = []
+    for partner in trade["order"]:
+        answer = trade["answers"][str(partner)]
+        if answer is None:
+            continue
+        pairs = givers(trade, partner)
+        if all(can_give(state["seats"][g]["hand"], side) for g, side in pairs):
+            label = f"Accept {who(partner)}: {describe(answer)}"
+            moves.append({"id": f"accept:{partner}", "label": label, "kind": "accept",
+                          "seat": partner})
+    return moves + [dict(DECLINE)]
+
+
+def play_choose(state: State, seat: int, move: Move) -> list[Fact]:
+    trade = state["trade"]
+    if move["kind"] == "decline":
+        return end_trade(state, f"{who(seat)} declines all answers; the trade step ends.")
+    partner = move["seat"]
+    trade["partner"] = partner
+    for giver, side in givers(trade, partner):
+        honourable = options(state["seats"][giver]["hand"], side)
+        if side["join"] == "or" and len(honourable) == 1:
+            trade["picks"][str(giver)] = honourable[0]["card"]
+    facts = [fact(f"{who(seat)} accepts the answer of {who(partner)}.", seat=seat,
+                  partner=partner)]
+    if swap_actors(state):
+        state["phase"] = "swap"
+        return facts
+    return facts + _swap(state)
+
+
+def swap_actors(state: State) -> set[int]:
+    trade = state["trade"]
+    return {
+        giver
+        for giver, side in givers(trade, trade["partner"])
+        if side["join"] == "or" and str(giver) not in trade["picks"]
+    }
+
+
+def swap_moves(state: State, seat: int) -> list[Move]:
+    trade = state["trade"]
+    side = dict(givers(trade, trade["partner"]))[seat]
+    return [
+        {"id": f"give:{it['card']}", "label": f"Give {counted(it['card'], it['n'])}",
+         "kind": "pick", "card": it["card"]}
+        for it in options(state["seats"][seat]["hand"], side)
+    ]
+
+
+def play_swap(state: State, seat: int, move: Move) -> list[Fact]:
+    state["trade"]["picks"][str(seat)] = move["card"]
+    return [] if swap_actors(state) else _swap(state)
+
+
+def _swap(state: State) -> list[Fact]:
+    """Both traders hand over the named cards (the picked option of an "or")."""
+    trade = state["trade"]
+    by, partner = trade["by"], trade["partner"]
+    pairs = givers(trade, partner)
+    given = []
+    for giver, side in pairs:
+        pick = trade["picks"].get(str(giver))
+        items = [it for it in side["items"] if pick in (None, it["card"])]
+        taker = partner if giver == by else by
+        for it in items:
+            remove(state["seats"][giver]["hand"], it["card"], it["n"])
+            add(state["seats"][taker]["hand"], it["card"], it["n"])
+        given.append(" and ".join(counted(it["card"], it["n"]) for it in items))
+    public = "; ".join(f"{who(g)} gives {describe(side)}" for g, side in pairs)
+    facts = [fact(f"Trade: {public}.", seats=[by, partner])]
+    if any(side["join"] == "or" for _, side in pairs):
+        told = zip(pairs, given, strict=True)
+        secret = "; ".join(f"{who(g)} gave {text}" for (g, _), text in told)
+        facts.append(fact(f"Trade (secret): {secret}.", to=[by, partner],
+                          picks=dict(trade["picks"])))
+    facts += _place_token(state, by)
+    return facts + end_trade(state, "The trade step ends.")
+
+
+def _place_token(state: State, seat: int) -> list[Fact]:
+    """A trade accepted on your own turn puts one of your Trade tokens on the mission."""
+    player, tokens = state["seats"][seat], DATA["setup"]["trade_tokens"]
+    if player["trades"] >= tokens:
+        return []
+    player["trades"] += 1
+    text = f"{who(seat)} places a Trade token ({player['trades']} of {tokens})."
+    return [fact(text, seat=seat)] + flip_missions(state, seat)

@@ -1,0 +1,37 @@
+"""The Flask app: routing, auth, schemas and errors. It calls the use cases in `events` only."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import redis
+from flask import Flask
+
+from events.application import Meeple
+from events.dispatch import RQDispatcher
+
+
+def create_app(config: dict[str, Any] | None = None) -> Flask:
+    """The app factory. Config comes from MEEPLE_* environment variables, then `config`."""
+    app = Flask(__name__)
+    app.config.update(
+        REDIS_URL=os.environ.get("MEEPLE_REDIS_URL", "redis://127.0.0.1:6379/0"),
+        RATELIMIT_DEFAULT=os.environ.get("MEEPLE_RATE_LIMIT", "120 per minute;2000 per hour"),
+        DISPATCH=True,  # queue bot turns and scoring on RQ
+    )
+    app.config.update(config or {})
+
+    client = redis.Redis.from_url(app.config["REDIS_URL"])
+    dispatcher = RQDispatcher(client) if app.config["DISPATCH"] else None
+    app.extensions["meeple"] = Meeple(client, dispatcher)
+
+    from service import errors, limits, spec
+    from service.api import game_types, games, players, system
+
+    api = spec.init_app(app)
+    limits.init_app(app)
+    errors.init_app(app)
+    for module in (system, players, game_types, games):
+        api.register_blueprint(module.blp)
+    return app

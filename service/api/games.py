@@ -1,0 +1,208 @@
+"""Games: create, list, join, read (as your seat sees it), legal moves, moves, log, state."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, request
+
+from events.application import summary
+from events.exceptions import NotSeated
+from events.players import Player
+from events.table import Status, Table
+from events.visibility import redact_envelope, table_view
+from service.api import Blueprint
+from service.auth import current_player, meeple
+from service.errors import problem
+from service.schemas import (
+    EventsPage,
+    EventsQuery,
+    GameCreate,
+    GameOut,
+    GamePage,
+    GameQuery,
+    JoinRequest,
+    LegalMovesOut,
+    MovesOut,
+    MovesRequest,
+    SeatQuery,
+    StateOut,
+    StateQuery,
+)
+
+blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games and their moves")
+BEARER = [{"bearerAuth": []}]
+IDEMPOTENCY = {"name": "Idempotency-Key", "in": "header", "required": False,
+               "schema": {"type": "string", "maxLength": 200},
+               "description": "Retrying with the same key returns the first result"}
+IF_MATCH = {"name": "If-Match", "in": "header", "required": False,
+            "schema": {"type": "string", "pattern": r'^(W/)?"?[0-9]+"?$'},
+            "description": "The game's ETag (its version); same as expected_version"}
+
+
+def etag(version: int) -> str:
+    return f'"{version}"'
+
+
+def seat_for(table: Table, player: Player, wanted: int | None) -> int | None:
+    """The seat whose view the caller gets: the one asked for, else their first acting seat."""
+    mine = table.seats_of(player.id)
+    if wanted is not None:
+        if wanted not in mine:
+            raise NotSeated(f"seat {wanted} is not yours")
+        return wanted
+    acting = [s for s in mine if s in table.actors()]
+    return (acting or mine or [None])[0]
+
+
+def game_out(table: Table, player: Player, wanted: int | None = None) -> dict[str, Any]:
+    seat = seat_for(table, player, wanted)
+    return {
+        **summary(table),
+        "rules_version": table.rules_version,
+        "options": table.options,
+        "seed_commitment": table.seed_commitment,
+        "revealed_seed": table.revealed_seed,
+        "your_seats": table.seats_of(player.id),
+        "seat": seat,
+        "view": table_view(table, seat),
+        "result": table.result,
+    }
+
+
+@blp.route("", methods=["POST"])
+@blp.doc(security=BEARER)
+@blp.arguments(GameCreate)
+@blp.response(201, GameOut)
+def create_game(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
+    """Open a table. The caller takes the first free seat unless `join` is false."""
+    player = current_player()
+    table = meeple().create_game(
+        player, body["type"], body["seats"], body["options"], body["bots"], body["join"]
+    )
+    headers = {"ETag": etag(table.version), "Location": f"/v1/games/{table.id}"}
+    return game_out(table, player), 201, headers
+
+
+@blp.route("", methods=["GET"])
+@blp.doc(security=BEARER)
+@blp.arguments(GameQuery, location="query")
+@blp.response(200, GamePage)
+def list_games(query: dict[str, Any]) -> dict[str, Any]:
+    """Games, newest first, filtered by type, status and player ('me' for yours)."""
+    player = current_player()
+    player_id = player.id if query.get("player") == "me" else query.get("player")
+    page = meeple().lobby.list(
+        game_type=query.get("type"), status=query.get("status"), player_id=player_id,
+        offset=query["offset"], limit=query["limit"],
+    )
+    return {"items": page.items, "total": page.total, "offset": page.offset, "limit": page.limit}
+
+
+@blp.route("/<game_id>", methods=["GET"])
+@blp.doc(security=BEARER)
+@blp.arguments(SeatQuery, location="query")
+@blp.response(200, GameOut)
+@blp.alt_response(304, description="Not modified since the ETag you sent")
+def get_game(query: dict[str, Any], game_id: str) -> Any:
+    """The game: summary, whose turn, and the table as your seat sees it. ETag = version."""
+    player = current_player()
+    table = meeple().load(game_id)
+    tag = etag(table.version)
+    if request.if_none_match.contains(str(table.version)):
+        return Response(status=304, headers={"ETag": tag})
+    return game_out(table, player, query.get("seat")), 200, {"ETag": tag}
+
+
+@blp.route("/<game_id>/join", methods=["POST"])
+@blp.doc(security=BEARER)
+@blp.arguments(JoinRequest)
+@blp.response(200, GameOut)
+def join_game(body: dict[str, Any], game_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
+    """Take a seat (a given one, or the first free). The game starts when every seat is taken."""
+    player = current_player()
+    table = meeple().join_game(player, game_id, body.get("seat"))
+    return game_out(table, player), 200, {"ETag": etag(table.version)}
+
+
+@blp.route("/<game_id>/moves", methods=["GET"])
+@blp.doc(security=BEARER)
+@blp.arguments(SeatQuery, location="query")
+@blp.response(200, LegalMovesOut)
+def legal_moves(query: dict[str, Any], game_id: str) -> dict[str, Any]:
+    """Your legal moves now (for `seat`, or your first seat that must act)."""
+    player = current_player()
+    table = meeple().load(game_id)
+    seat = seat_for(table, player, query.get("seat"))
+    moves: list[dict[str, Any]] = []
+    prompt = None
+    if seat is not None and table.status is Status.ACTIVE and table.state is not None:
+        moves = table.game.legal_moves(table.state, seat)
+        prompt = (table_view(table, seat) or {}).get("prompt")
+    return {"version": table.version, "seat": seat, "prompt": prompt, "moves": moves}
+
+
+@blp.route("/<game_id>/moves", methods=["POST"])
+@blp.doc(security=BEARER, parameters=[IDEMPOTENCY, IF_MATCH])
+@blp.arguments(MovesRequest)
+@blp.response(201, MovesOut)
+def play_moves(body: dict[str, Any], game_id: str) -> Any:
+    """Play one or several moves, all or nothing, guarded by the version you saw."""
+    player = current_player()
+    expected = body.get("expected_version")
+    if_match = request.headers.get("If-Match")
+    if if_match is not None:
+        try:
+            expected = int(if_match.strip().removeprefix("W/").strip('"'))
+        except ValueError:
+            return problem(400, "bad_request", "If-Match must be the game's ETag, e.g. \"12\"")
+    result = meeple().play_moves(
+        player, game_id, body["moves"], expected, body.get("seat"),
+        request.headers.get("Idempotency-Key"),
+    )
+    table = result.table
+    seats = table.seats_of(player.id)
+    ended = table.status is Status.ENDED
+    events = [redact_envelope(e, seats, ended) for e in result.envelopes]
+    payload = {"version": table.version, "replayed": result.replayed, "events": events,
+               "game": game_out(table, player, body.get("seat"))}
+    return payload, 201, {"ETag": etag(table.version)}
+
+
+@blp.route("/<game_id>/events", methods=["GET"])
+@blp.doc(security=BEARER)
+@blp.arguments(EventsQuery, location="query")
+@blp.response(200, EventsPage)
+def events(query: dict[str, Any], game_id: str) -> dict[str, Any]:
+    """The log, oldest first, as you may see it: others' secrets are redacted until the end."""
+    player = current_player()
+    app = meeple()
+    table = app.load(game_id)
+    start = query["after"] + 1
+    end = min(table.version, query["after"] + query["limit"])
+    envelopes = app.events(game_id, start, end) if start <= end else []
+    seats, ended = table.seats_of(player.id), table.status is Status.ENDED
+    return {
+        "items": [redact_envelope(e, seats, ended) for e in envelopes],
+        "version": table.version,
+        "next_after": end if end < table.version else None,
+    }
+
+
+@blp.route("/<game_id>/state", methods=["GET"])
+@blp.doc(security=BEARER)
+@blp.arguments(StateQuery, location="query")
+@blp.response(200, StateOut)
+def state(query: dict[str, Any], game_id: str) -> dict[str, Any]:
+    """The table at any version, as your seat may see it (the current one by default)."""
+    player = current_player()
+    app = meeple()
+    current = app.load(game_id)
+    version = query.get("version")
+    table = current if version is None or version == current.version else app.table_at(
+        game_id, version)
+    # A past state is shown as the caller's seat saw it then.
+    seat = seat_for(current, player, query.get("seat"))
+    return {"version": table.version, "status": table.status.value, "seat": seat,
+            "actors": table.actors(), "view": table_view(table, seat)}
+

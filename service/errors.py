@@ -1,0 +1,103 @@
+"""Every error leaves as application/problem+json with a stable `code` (RFC 9457)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import structlog
+from flask import Flask, Response, json
+from werkzeug.exceptions import HTTPException
+
+from events import exceptions as ex
+
+PROBLEM = "application/problem+json"
+
+log = structlog.get_logger()
+
+# Use-case errors → HTTP status. Subclasses inherit their parent's status.
+_STATUS: list[tuple[type[ex.MeepleError], int]] = [
+    (ex.NotFound, 404),
+    (ex.Unauthorized, 401),
+    (ex.NotSeated, 403),
+    (ex.VersionConflict, 409),
+    (ex.SeatTaken, 409),
+    (ex.GameFull, 409),
+    (ex.GameNotStarted, 409),
+    (ex.GameOver, 409),
+    (ex.NotYourTurn, 409),
+    (ex.UnknownGameType, 422),
+    (ex.InvalidOptions, 422),
+    (ex.IdempotencyKeyReused, 422),
+    (ex.IllegalMoveError, 422),
+]
+
+# HTTP errors raised by Flask, webargs or Flask-Limiter → stable codes.
+_HTTP_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    409: "conflict",
+    412: "precondition_failed",
+    413: "too_large",
+    415: "unsupported_media_type",
+    422: "invalid_request",
+    428: "precondition_required",
+    429: "rate_limited",
+}
+
+
+def problem(status: int, code: str, detail: str, **extra: Any) -> Response:
+    body = {"title": _title(status), "status": status, "code": code, "detail": detail, **extra}
+    response = Response(json.dumps(body), status=status, mimetype=PROBLEM)
+    if status == 401:
+        response.headers["WWW-Authenticate"] = 'Bearer realm="meeple"'
+    return response
+
+
+def _title(status: int) -> str:
+    from http import HTTPStatus
+
+    return HTTPStatus(status).phrase
+
+
+def status_of(error: ex.MeepleError) -> int:
+    return next((status for kind, status in _STATUS if isinstance(error, kind)), 400)
+
+
+def handle_meeple_error(error: ex.MeepleError) -> Response:
+    extra: dict[str, Any] = {}
+    if isinstance(error, ex.VersionConflict):
+        extra["current_version"] = error.current
+    if isinstance(error, ex.IllegalMoveError) and error.index is not None:
+        extra["move_index"] = error.index
+    return problem(status_of(error), error.code, error.detail, **extra)
+
+
+def handle_http_error(error: HTTPException) -> Response:
+    status = error.code or 500
+    data = getattr(error, "data", None) or {}
+    extra: dict[str, Any] = {}
+    detail = error.description or _title(status)
+    if "messages" in data:  # webargs validation errors
+        extra["errors"] = data["messages"]
+        detail = "the request is not valid: see 'errors'"
+    elif "message" in data:
+        detail = str(data["message"])
+    response = problem(status, _HTTP_CODES.get(status, "http_error"), detail, **extra)
+    for name, value in error.get_headers():  # e.g. Allow on 405, Retry-After on 429
+        if name.lower() not in ("content-type", "content-length"):
+            response.headers[name] = value
+    return response
+
+
+def handle_unexpected(error: Exception) -> Response:
+    log.exception("unhandled error", error=repr(error))
+    return problem(500, "internal_error", "something went wrong on our side; it was logged")
+
+
+def init_app(app: Flask) -> None:
+    app.register_error_handler(ex.MeepleError, handle_meeple_error)
+    app.register_error_handler(HTTPException, handle_http_error)
+    app.register_error_handler(Exception, handle_unexpected)

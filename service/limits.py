@@ -1,0 +1,33 @@
+"""Rate limits per API key (per address for anonymous calls), counted in Redis."""
+
+from __future__ import annotations
+
+import hashlib
+
+from flask import Flask, request
+from flask_limiter import Limiter
+from flask_limiter.util import get_remote_address
+
+from service.auth import api_key_of_request
+
+UNLIMITED_PATHS = ("/healthz", "/openapi.yaml")
+
+
+def rate_limit_key() -> str:
+    key = api_key_of_request()
+    if key:
+        return "key:" + hashlib.sha256(key.encode()).hexdigest()[:32]
+    return "ip:" + get_remote_address()
+
+
+def init_app(app: Flask) -> Limiter:
+    limiter = Limiter(
+        key_func=rate_limit_key,
+        app=app,
+        storage_uri=app.config["REDIS_URL"],
+        key_prefix="meeple:ratelimit",
+        default_limits=[app.config["RATELIMIT_DEFAULT"]],
+        default_limits_exempt_when=lambda: request.path in UNLIMITED_PATHS,
+        headers_enabled=True,
+    )
+    return limiter

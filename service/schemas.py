@@ -1,0 +1,221 @@
+"""Request and response bodies of the REST API. openapi.yaml is generated from these."""
+
+from __future__ import annotations
+
+from marshmallow import INCLUDE, RAISE, Schema, fields, validate
+
+from games.registry import GAMES
+
+STATUSES = ("open", "active", "ended")
+
+
+class Strict(Schema):
+    class Meta:
+        unknown = RAISE  # unknown fields are a client error, never silently dropped
+
+
+class Problem(Strict):
+    """An error, as RFC 9457 problem details."""
+
+    type = fields.String(metadata={"description": "A URI naming the problem type"})
+    title = fields.String(required=True)
+    status = fields.Integer(required=True)
+    code = fields.String(required=True, metadata={"description": "Stable machine-readable code"})
+    detail = fields.String(required=True, metadata={"description": "What went wrong, for humans"})
+    errors = fields.Dict(metadata={"description": "Field-by-field validation errors"})
+    current_version = fields.Integer(metadata={"description": "With version_conflict"})
+    move_index = fields.Integer(metadata={"description": "With illegal moves: which move"})
+
+
+# --- players ----------------------------------------------------------------
+
+
+class PlayerCreate(Strict):
+    name = fields.String(required=True, validate=validate.Length(min=1, max=40))
+
+
+class PlayerOut(Strict):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    created_at = fields.String(required=True)
+
+
+class PlayerCreated(PlayerOut):
+    api_key = fields.String(
+        required=True, metadata={"description": "Shown once: send as 'Authorization: Bearer KEY'"}
+    )
+
+
+# --- game types -------------------------------------------------------------
+
+
+class GameTypeOut(Strict):
+    id = fields.String(required=True)
+    title = fields.String(required=True)
+    min_players = fields.Integer(required=True)
+    max_players = fields.Integer(required=True)
+    rules_version = fields.String(required=True)
+    options = fields.Dict(
+        required=True, metadata={"description": "The options a table may set, with their types"}
+    )
+
+
+class LeaderboardRow(Strict):
+    rank = fields.Integer(required=True)
+    player_id = fields.String(required=True)
+    rating = fields.Float(required=True, metadata={"description": "mu - 3 sigma (openskill)"})
+
+
+class LeaderboardOut(Strict):
+    game_type = fields.String(required=True)
+    rows = fields.List(fields.Nested(LeaderboardRow), required=True)
+
+
+# --- games ------------------------------------------------------------------
+
+
+class GameCreate(Strict):
+    type = fields.String(
+        required=True, validate=validate.OneOf(sorted(GAMES)), metadata={"description": "A game type id"}
+    )
+    seats = fields.Integer(required=True, validate=validate.Range(min=1, max=10))
+    options = fields.Dict(load_default=dict)
+    bots = fields.List(
+        fields.Integer(validate=validate.Range(min=0, max=9)),
+        load_default=list,
+        validate=validate.Length(max=10),
+        metadata={"description": "Seats played by the random bot"},
+    )
+    join = fields.Boolean(load_default=True, metadata={"description": "Take the first free seat"})
+
+
+class SeatOut(Strict):
+    seat = fields.Integer(required=True)
+    player_id = fields.String(required=True)
+    name = fields.String(required=True)
+    bot = fields.Boolean(required=True)
+
+
+class GameSummaryOut(Strict):
+    id = fields.String(required=True)
+    type = fields.String(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES))
+    version = fields.Integer(required=True)
+    seat_count = fields.Integer(required=True)
+    seats = fields.List(fields.Nested(SeatOut), required=True)
+    actors = fields.List(fields.Integer(), required=True, metadata={"description": "Who must act"})
+    created_at = fields.String(required=True)
+    updated_at = fields.String(required=True)
+
+
+class GameOut(GameSummaryOut):
+    rules_version = fields.String(required=True)
+    options = fields.Dict(required=True)
+    seed_commitment = fields.String(required=True, metadata={"description": "SHA-256 of the seed"})
+    revealed_seed = fields.String(allow_none=True, required=True)
+    your_seats = fields.List(fields.Integer(), required=True)
+    seat = fields.Integer(
+        allow_none=True, required=True, metadata={"description": "The seat the view is for"}
+    )
+    view = fields.Dict(allow_none=True, required=True, metadata={"description": "What you see"})
+    result = fields.Dict(allow_none=True, required=True, metadata={"description": "Score sheet"})
+
+
+class GameQuery(Strict):
+    type = fields.String()
+    status = fields.String(validate=validate.OneOf(STATUSES))
+    player = fields.String(metadata={"description": "A player id, or 'me'"})
+    offset = fields.Integer(load_default=0, validate=validate.Range(min=0, max=1_000_000))
+    limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
+
+
+class GamePage(Strict):
+    items = fields.List(fields.Nested(GameSummaryOut), required=True)
+    total = fields.Integer(required=True)
+    offset = fields.Integer(required=True)
+    limit = fields.Integer(required=True)
+
+
+class JoinRequest(Strict):
+    seat = fields.Integer(validate=validate.Range(min=0, max=9))
+
+
+class SeatQuery(Strict):
+    seat = fields.Integer(validate=validate.Range(min=0, max=9))
+
+
+class MoveIn(Schema):
+    """A move: its `id` decides. The whole listed move may be echoed; other fields must match."""
+
+    class Meta:
+        unknown = INCLUDE
+
+    id = fields.String(required=True, validate=validate.Length(min=1, max=200))
+
+
+class MovesRequest(Strict):
+    expected_version = fields.Integer(
+        validate=validate.Range(min=0),
+        metadata={"description": "The version you saw; or send If-Match"},
+    )
+    seat = fields.Integer(validate=validate.Range(min=0, max=9))
+    moves = fields.List(
+        fields.Nested(MoveIn), required=True, validate=validate.Length(min=1, max=50)
+    )
+
+
+class LegalMovesOut(Strict):
+    version = fields.Integer(required=True)
+    seat = fields.Integer(allow_none=True, required=True)
+    prompt = fields.String(allow_none=True, required=True)
+    moves = fields.List(
+        fields.Dict(), required=True,
+        metadata={"description": "Each move has a stable 'id' and a human 'label'"},
+    )
+
+
+class EnvelopeOut(Strict):
+    v = fields.Integer(required=True)
+    type = fields.String(required=True)
+    at = fields.String(required=True)
+    by = fields.String(required=True)
+    data = fields.Dict(required=True)
+    prev = fields.String(required=True)
+    hash = fields.String(required=True)
+    redacted = fields.Boolean(metadata={"description": "Parts hidden from you were removed"})
+
+
+class MovesOut(Strict):
+    version = fields.Integer(required=True)
+    replayed = fields.Boolean(required=True, metadata={"description": "An Idempotency-Key retry"})
+    events = fields.List(fields.Nested(EnvelopeOut), required=True)
+    game = fields.Nested(GameOut, required=True)
+
+
+class EventsQuery(Strict):
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0))
+    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=500))
+
+
+class EventsPage(Strict):
+    items = fields.List(fields.Nested(EnvelopeOut), required=True)
+    version = fields.Integer(required=True)
+    next_after = fields.Integer(allow_none=True, required=True)
+
+
+class StateQuery(Strict):
+    version = fields.Integer(validate=validate.Range(min=1))
+    seat = fields.Integer(validate=validate.Range(min=0, max=9))
+
+
+class StateOut(Strict):
+    version = fields.Integer(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES))
+    seat = fields.Integer(allow_none=True, required=True)
+    actors = fields.List(fields.Integer(), required=True)
+    view = fields.Dict(allow_none=True, required=True)
+
+
+class Health(Strict):
+    status = fields.String(required=True)
+    redis = fields.Boolean(required=True)

@@ -1,0 +1,83 @@
+"""A real gunicorn and a real RQ worker process on the test redis."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+
+
+class Http:
+    """A tiny JSON client over urllib: what a third-party client would do."""
+
+    def __init__(self, base: str, api_key: str | None = None) -> None:
+        self.base = base
+        self.api_key = api_key
+
+    def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any, dict[str, str]]:
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.base + path, data=data, method=method)
+        request.add_header("Content-Type", "application/json")
+        if self.api_key:
+            request.add_header("Authorization", f"Bearer {self.api_key}")
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                raw = response.read()
+                status, headers = response.status, dict(response.headers)
+        except urllib.error.HTTPError as error:
+            raw, status, headers = error.read(), error.code, dict(error.headers)
+        ctype = headers.get("Content-Type", "")
+        parsed = json.loads(raw) if "json" in ctype and raw else raw.decode()
+        return status, parsed, headers
+
+
+def wait_for(url: str, proc: subprocess.Popen[bytes], seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"process exited with {proc.returncode}")
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return
+        except (urllib.error.URLError, ConnectionError):
+            time.sleep(0.1)
+    raise RuntimeError(f"{url} did not answer in {seconds}s")
+
+
+@pytest.fixture()
+def live_server(redis_url: str, redis_client: Any) -> Iterator[str]:
+    """gunicorn (deploy/gunicorn.conf.py) and `meeple worker`, both on the test redis."""
+    port = free_port()
+    env = {**os.environ, "MEEPLE_REDIS_URL": redis_url, "MEEPLE_BIND": f"127.0.0.1:{port}",
+           "MEEPLE_RATE_LIMIT": "100000 per minute", "MEEPLE_WEB_WORKERS": "2"}
+    api = subprocess.Popen(
+        [str(BIN / "gunicorn"), "-c", str(ROOT / "deploy" / "gunicorn.conf.py"),
+         "service.wsgi:app"], cwd=ROOT, env=env)
+    worker = subprocess.Popen([str(BIN / "meeple"), "worker", "--with-scheduler"],
+                              cwd=ROOT, env=env)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(base + "/healthz", api)
+        yield base
+    finally:
+        for proc in (api, worker):
+            proc.terminate()
+        for proc in (api, worker):
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                proc.kill()

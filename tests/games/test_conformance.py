@@ -1,0 +1,117 @@
+"""Every registered game, at every player count, against tests/games/conformance.py.
+
+Each check plays whole random games from hypothesis-drawn seeds. MEEPLE_PLAYOUTS (default 1000)
+is the number of random games each game is played to the end in this module, summed over all
+checks and player counts; SHARES splits it between the checks (the cheap end-to-end playout check
+gets the largest share, the ones that work hard at every step get less).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, Phase, event, given, settings
+from hypothesis import strategies as st
+
+from games.contract import Game
+from games.registry import GAMES  # fails loudly until every registered game exists
+from tests.games import conformance as conf
+
+PLAYOUTS = int(os.environ.get("MEEPLE_PLAYOUTS", "1000"))
+SHARES = {
+    "playout": 0.40,
+    "replay": 0.10,
+    "json": 0.10,
+    "no-mutation": 0.10,
+    "illegal-moves": 0.10,
+    "no-leaks": 0.10,
+    "determinize": 0.10,
+}
+assert set(SHARES) == set(conf.CHECKS) and math.isclose(sum(SHARES.values()), 1.0)
+
+settings.register_profile(
+    "meeple-conformance",
+    deadline=None,  # a whole game per example
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],  # a smaller seed is not simpler
+    suppress_health_check=[HealthCheck.too_slow],
+    print_blob=True,
+)
+PROFILE = settings.get_profile("meeple-conformance")
+SEEDS = st.integers(min_value=0, max_value=2**64 - 1)
+
+TABLES = [(game, players) for game in GAMES.values()
+          for players in range(game.min_players, game.max_players + 1)]
+TABLE_IDS = [f"{game.id}-{players}p" for game, players in TABLES]
+
+
+def examples(game: Game, check: str) -> int:
+    """This check's share of PLAYOUTS for `game`, spread evenly over its player counts."""
+    counts = game.max_players - game.min_players + 1
+    return max(1, math.ceil(PLAYOUTS * SHARES[check] / counts))
+
+
+def run(check: str, game: Game, players: int,
+        report: Callable[[Any], None] | None = None) -> None:
+    """Run one check under hypothesis: seeds and option variants drawn, whole games played."""
+
+    @settings(PROFILE, max_examples=examples(game, check))
+    @given(seed=SEEDS, options=st.sampled_from(conf.option_variants(game)))
+    def one_game(seed: int, options: dict[str, Any]) -> None:
+        result = conf.CHECKS[check](game, players, seed, options=options)
+        if report is not None:
+            report(result)
+
+    one_game()
+
+
+def test_registry_ids() -> None:
+    assert GAMES, "no game is registered"
+    for key, game in GAMES.items():
+        assert key == game.id
+        conf.check_metadata(game)
+
+
+@pytest.mark.parametrize(("game", "players"), TABLES, ids=TABLE_IDS)
+def test_random_playouts_end_and_score(game: Game, players: int) -> None:
+    run("playout", game, players, lambda final: event(f"{players}p game ended"))
+
+
+@pytest.mark.parametrize(("game", "players"), TABLES, ids=TABLE_IDS)
+def test_replay_rebuilds_the_live_state(game: Game, players: int) -> None:
+    run("replay", game, players)
+
+
+@pytest.mark.parametrize(("game", "players"), TABLES, ids=TABLE_IDS)
+def test_json_round_trip(game: Game, players: int) -> None:
+    run("json", game, players)
+
+
+@pytest.mark.parametrize(("game", "players"), TABLES, ids=TABLE_IDS)
+def test_play_does_not_mutate(game: Game, players: int) -> None:
+    run("no-mutation", game, players)
+
+
+@pytest.mark.parametrize(("game", "players"), TABLES, ids=TABLE_IDS)
+def test_illegal_moves_are_refused(game: Game, players: int) -> None:
+    run("illegal-moves", game, players)
+
+
+@pytest.mark.parametrize(("game", "players"), TABLES, ids=TABLE_IDS)
+def test_no_view_or_fact_leaks(game: Game, players: int) -> None:
+    informative = 0
+
+    def count(n: int) -> None:
+        nonlocal informative
+        informative += n
+
+    run("no-leaks", game, players, count)
+    assert informative > 0, "determinize never hid anything: the leak check proved nothing"
+
+
+@pytest.mark.parametrize(("game", "players"), TABLES, ids=TABLE_IDS)
+def test_determinize(game: Game, players: int) -> None:
+    run("determinize", game, players)

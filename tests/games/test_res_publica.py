@@ -1,0 +1,818 @@
+"""Scenario tests for Res Publica 2230 AD: each quotes the rulebook sentence it checks.
+
+Rulebook: /work/shared/rulebooks/res-publica-2230ad.txt. States are built with `setup` and
+then edited with the helpers below, which move cards between hands and decks so every card
+stays in exactly one place.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from marshmallow import ValidationError
+
+from games.contract import Fact, Game, IllegalMove
+from games.res_publica import GAME
+from games.res_publica.board import gain
+from games.res_publica.cards import CARDS, DATA, deck_of
+from games.rng import Rng
+
+State = dict[str, Any]
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+
+def rng(n: int = 0) -> Rng:
+    return Rng(b"res-publica-tests", n)
+
+
+def new_game(players: int = 3, seed: int = 0) -> State:
+    return GAME.setup(players, {}, Rng(b"seed-%d" % seed, 0))
+
+
+def _take_from_deck(state: State, card: str) -> None:
+    deck = state["decks"][deck_of(card)]
+    if card not in deck:
+        raise AssertionError(f"no {card} left in its deck")
+    deck.remove(card)
+
+
+def set_hand(state: State, seat: int, **cards: int) -> None:
+    """Give `seat` exactly these cards: its old hand goes back under the decks."""
+    hand = state["seats"][seat]["hand"]
+    for card, n in hand.items():
+        state["decks"][deck_of(card)][0:0] = [card] * n
+    hand.clear()
+    for card, n in cards.items():
+        for _ in range(n):
+            _take_from_deck(state, card)
+        if n:
+            hand[card] = n
+
+
+def empty_hands(state: State) -> None:
+    for seat in range(state["players"]):
+        set_hand(state, seat)
+
+
+def stack_deck(state: State, deck: str, top: list[str]) -> None:
+    """Put these cards on top of the deck, top[0] drawn first."""
+    for card in top:
+        _take_from_deck(state, card)
+    state["decks"][deck] += list(reversed(top))
+
+
+def to_discard(state: State, **cards: int) -> None:
+    for card, n in cards.items():
+        for _ in range(n):
+            _take_from_deck(state, card)
+        pile = state["discards"][deck_of(card)]
+        pile[card] = pile.get(card, 0) + n
+
+
+def hand(state: State, seat: int) -> dict[str, int]:
+    return dict(state["seats"][seat]["hand"])
+
+
+def ids(state: State, seat: int) -> set[str]:
+    return {m["id"] for m in GAME.legal_moves(state, seat)}
+
+
+def do(state: State, seat: int, *move_ids: str) -> tuple[State, list[Fact]]:
+    facts: list[Fact] = []
+    for move_id in move_ids:
+        state, more = GAME.play(state, seat, {"id": move_id}, rng())
+        facts += more
+    return state, facts
+
+
+def all_cards(state: State) -> dict[str, int]:
+    """Every card by type, wherever it is."""
+    count: dict[str, int] = {}
+
+    def put(card: str, n: int = 1) -> None:
+        count[card] = count.get(card, 0) + n
+
+    for deck in state["decks"].values():
+        for card in deck:
+            put(card)
+    for pile in state["discards"].values():
+        for card, n in pile.items():
+            put(card, n)
+    for player in state["seats"]:
+        for card, n in player["hand"].items():
+            put(card, n)
+        for placed in player["stations"] + player["locations"]:
+            if placed["trooper"]:
+                put(placed["trooper"]["card"])
+    return count
+
+
+def public_text(facts: list[Fact]) -> str:
+    return json.dumps([f for f in facts if f["to"] == "all"])
+
+
+# --- the game object -----------------------------------------------------------------------
+
+
+def test_game_metadata_and_registry() -> None:
+    """Contract: id, title, 2-5 players, an options schema without options."""
+    from games.registry import get_game
+
+    assert isinstance(GAME, Game)
+    assert get_game("res-publica-2230ad") is GAME
+    assert (GAME.title, GAME.min_players, GAME.max_players, GAME.rules_version) == (
+        "Res Publica 2230 AD", 2, 5, "1")
+    assert GAME.options().load({}) == {}
+    with pytest.raises(ValidationError):
+        GAME.options().load({"variant": True})
+
+
+def test_state_is_plain_json() -> None:
+    """Contract: state is plain JSON data."""
+    state = new_game(4)
+    assert json.loads(json.dumps(state)) == state
+
+
+# --- Game Preparation -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_setup(players: int) -> None:
+    """"Deal four Race cards to each player as their starting hands." ...
+    "Each player receives four face-down pieces of the Narkh Aduul Planet, the reference
+    board and 3 Trade tokens." ... "The oldest player begins." """
+    state = new_game(players)
+    for seat in range(players):
+        player = state["seats"][seat]
+        assert sum(player["hand"].values()) == 4
+        assert all(deck_of(card) == "race" for card in player["hand"])
+        assert player["missions"] == {m: False for m in DATA["missions"]}
+        assert GAME.view(state, seat)["players"][seat]["trade_tokens"] == 3
+    assert len(state["decks"]["race"]) == 72 - 4 * players
+    assert GAME.actors(state) == {0}
+
+
+def test_decks_and_score_piles() -> None:
+    """"Take all the Technology cards and add to them the 6 Trooper cards." ... "Take all the
+    Race cards and add to them the 6 Pilot cards." ... "The first pile contains all ten City
+    cards, in descending order - the 9 on top, then both 8s and so on, down to the 4 as the
+    last card." "The second pile contains all ten Space Station cards (value 3)." "The third
+    scoring pile contains both Resort cards (value 7)." """
+    state = new_game(2)
+    assert all_cards(state) == {c: spec["count"] for c, spec in CARDS.items()}
+    assert len(state["decks"]["tech"]) == 72 and state["decks"]["tech"].count("trooper") == 6
+    assert state["piles"] == {"city": [9, 8, 8, 7, 7, 6, 6, 5, 5, 4], "station": [3] * 10,
+                              "resort": [7, 7]}
+    assert state["locations"] == {"colony": 2, "university": 2}
+
+
+# --- Trade ------------------------------------------------------------------------------------
+
+
+def trade_table() -> State:
+    state = new_game(3)
+    set_hand(state, 0, terrans=2, galaesh=1)
+    set_hand(state, 1, skythris=1, damakros=2)
+    set_hand(state, 2, skythris=2, teleport=1)
+    return state
+
+
+def test_request_answered_and_accepted() -> None:
+    """"Example: "I request one Skythris." ... In clockwise order, each of your opponents who is
+    able and willing to trade names the cards he demands in return for meeting your request.
+    Example response: "For one Galaesh." ... As the requesting player, you decide which
+    response to accept." """
+    state = trade_table()
+    state, _ = do(state, 0, "request", "add:skythris:1", "submit")
+    assert state["phase"] == "answer"
+    assert GAME.actors(state) == {1, 2}
+    state, _ = do(state, 1, "add:galaesh:1", "submit")
+    assert GAME.actors(state) == {2}
+    state, _ = do(state, 2, "pass")
+    assert ids(state, 0) == {"accept:1", "decline"}
+    state, _ = do(state, 0, "accept:1")
+    assert hand(state, 0) == {"terrans": 2, "skythris": 1}
+    assert hand(state, 1) == {"damakros": 2, "galaesh": 1}
+    assert state["phase"] == "effects"
+
+
+def test_answers_are_public_and_seen_by_later_answerers() -> None:
+    """"In clockwise order, each of your opponents interested in your offer names the cards he
+    is willing to tender in exchange." (Meeple: the opponents answer at the same time, each
+    seeing the answers already given.)"""
+    state = trade_table()
+    state, _ = do(state, 0, "offer", "add:terrans:1", "submit")
+    state, _ = do(state, 2, "add:teleport:1")
+    seen_by_1 = GAME.view(state, 1)["trade"]
+    assert seen_by_1["draft"] == {"items": [], "join": None}  # its own, not seat 2's
+    assert "teleport" not in json.dumps(seen_by_1)
+    state, _ = do(state, 1, "add:damakros:2", "submit")
+    seen = GAME.view(state, 2)["trade"]
+    assert seen["answers"] == {"1": {"items": [{"card": "damakros", "n": 2}], "join": None}}
+    assert seen["order"] == [1, 2]
+
+
+def test_offer_with_or_is_secret() -> None:
+    """"Watch out! When you make an offer using "or" ("I offer one Damarkos or one Terrans.")
+    you leave your opponents in the dark as to what they will receive." ... "You are not
+    allowed to negotiate which card your opponent will get." """
+    state = trade_table()
+    set_hand(state, 0, damakros=1, terrans=1)
+    set_hand(state, 1, teleport=1)
+    state, _ = do(state, 0, "offer", "add:damakros:1", "or", "add:terrans:1", "submit")
+    state, _ = do(state, 1, "add:teleport:1", "submit")
+    state, _ = do(state, 2, "pass")
+    state, _ = do(state, 0, "accept:1")
+    assert state["phase"] == "swap" and GAME.actors(state) == {0}
+    assert ids(state, 0) == {"give:damakros", "give:terrans"}
+    state, facts = do(state, 0, "give:terrans")
+    assert hand(state, 1) == {"terrans": 1}
+    assert hand(state, 0) == {"damakros": 1, "teleport": 1}
+    secret = [f for f in facts if f["to"] != "all"]
+    assert [f["to"] for f in secret] == [[0, 1]] and "Terrans" in secret[0]["text"]
+    assert "1 Damakros or 1 Terrans" in public_text(facts)
+    assert "gave 1 Terrans" not in public_text(facts)
+
+
+def test_request_with_or_the_giver_picks() -> None:
+    """"I request three Teleport or three Warp Speed." ... Example response: ... "For two
+    Pilots or two Aturians." (Meeple: the holder of an "or" side picks at the swap.)"""
+    state = trade_table()
+    set_hand(state, 0, pilot=2, aturians=2)
+    set_hand(state, 1, teleport=3, warp=3)
+    set_hand(state, 2)
+    state, _ = do(state, 0, "request", "add:teleport:3", "or", "add:warp:3", "submit")
+    state, _ = do(state, 1, "add:pilot:2", "or", "add:aturians:2", "submit")
+    state, _ = do(state, 2, "pass", )
+    state, _ = do(state, 0, "accept:1")
+    assert GAME.actors(state) == {0, 1}  # both must pick which option they give
+    state, _ = do(state, 1, "give:warp")
+    assert GAME.view(state, 0)["trade"].get("my_pick") is None
+    state, _ = do(state, 0, "give:aturians")
+    assert hand(state, 0) == {"pilot": 2, "warp": 3}
+    assert hand(state, 1) == {"teleport": 3, "aturians": 2}
+
+
+def test_at_most_two_types() -> None:
+    """"When requesting, offering or responding, you may never name more than two types,
+    combining them with "and/or."" """
+    state = trade_table()
+    state, _ = do(state, 0, "offer", "add:terrans:1")
+    assert ids(state, 0) == {"submit", "and", "or", "cancel"}
+    state, _ = do(state, 0, "and", "add:galaesh:1")
+    assert ids(state, 0) == {"submit", "cancel"}
+
+
+def test_request_and_offer_are_never_combined() -> None:
+    """"You may never combine the two trading options ("I request one Terrans and offer one
+    Teleport.")." """
+    state = trade_table()
+    state, _ = do(state, 0, "request")
+    assert not {"offer", "request"} & ids(state, 0)
+    state, _ = do(state, 0, "add:skythris:1", "and")
+    assert all(i.startswith("add:") or i == "cancel" for i in ids(state, 0))
+
+
+def test_offer_only_cards_you_possess() -> None:
+    """"Your word is your bond: A) you must swap the cards you named. B) You may only offer
+    cards which you possess." """
+    state = trade_table()
+    state, _ = do(state, 0, "offer")
+    assert ids(state, 0) == {"add:terrans:1", "add:terrans:2", "add:galaesh:1", "cancel"}
+
+
+def test_answer_must_be_honourable() -> None:
+    """"each of your opponents who is able and willing to trade names the cards he demands in
+    return for meeting your request" — seat 1 holds no Teleport: it can only pass."""
+    state = trade_table()
+    state, _ = do(state, 0, "request", "add:teleport:1", "submit")
+    assert ids(state, 1) == {"pass"}
+    assert "pass" in ids(state, 2) and "add:galaesh:1" in ids(state, 2)
+
+
+def test_tender_only_cards_held_and_accept_only_what_you_can_give() -> None:
+    """"B) You may only offer cards which you possess." — a tender names held cards; and the
+    requester can only accept a demand it can meet ("A) you must swap the cards you named.")."""
+    state = trade_table()
+    state, _ = do(state, 0, "offer", "add:terrans:1", "submit")
+    assert {i for i in ids(state, 1) if i.startswith("add:")} == {
+        "add:skythris:1", "add:damakros:1", "add:damakros:2"}
+    state = trade_table()
+    state, _ = do(state, 0, "request", "add:skythris:1", "submit")
+    state, _ = do(state, 1, "add:warp:1", "submit")  # seat 0 has no Warp Speed
+    state, _ = do(state, 2, "add:terrans:2", "submit")
+    assert ids(state, 0) == {"accept:2", "decline"}
+
+
+def test_decline_all_responses() -> None:
+    """"Of course, you may choose to decline all responses when trading." """
+    state = trade_table()
+    before = [hand(state, s) for s in range(3)]
+    state, _ = do(state, 0, "offer", "add:terrans:1", "submit")
+    state, _ = do(state, 1, "add:damakros:1", "submit")
+    state, _ = do(state, 2, "pass", )
+    state, _ = do(state, 0, "decline")
+    assert [hand(state, s) for s in range(3)] == before
+    assert state["phase"] == "effects" and not {"offer", "request"} & ids(state, 0)
+
+
+def test_only_one_attempt() -> None:
+    """"You have only one attempt - if you request a specific card, but do not receive any
+    response (as your opponents cannot or will not trade with you), you may not attempt a
+    second trade." """
+    state = trade_table()
+    state, facts = do(state, 0, "request", "add:warp:1", "submit")
+    state, _ = do(state, 1, "pass")
+    state, facts = do(state, 2, "pass")
+    assert state["phase"] == "effects"
+    assert not {"offer", "request"} & ids(state, 0)
+    assert "Nobody answered" in public_text(facts)
+
+
+def test_cancel_before_saying_anything() -> None:
+    """Meeple: composing can be cancelled before submit; nothing was named, so the one
+    attempt ("You may only perform one trade per turn.") is not used."""
+    state = trade_table()
+    state, _ = do(state, 0, "offer", "add:terrans:1", "cancel")
+    assert state["phase"] == "trade" and {"offer", "request"} <= ids(state, 0)
+
+
+def test_one_trade_per_turn_and_uneven_numbers() -> None:
+    """"You may only perform one trade per turn." ... "There is no obligation to trade the
+    same number of cards. However, each partner in a trade must swap at least one card." """
+    state = trade_table()
+    state, _ = do(state, 0, "offer", "add:galaesh:1", "submit")
+    state, _ = do(state, 1, "add:damakros:2", "and", "add:skythris:1", "submit")
+    state, _ = do(state, 2, "pass")
+    state, _ = do(state, 0, "accept:1")
+    assert hand(state, 0) == {"terrans": 2, "damakros": 2, "skythris": 1}
+    assert hand(state, 1) == {"galaesh": 1}
+    assert not {"offer", "request"} & ids(state, 0)
+
+
+def test_no_trade_with_an_empty_hand() -> None:
+    """"However, each partner in a trade must swap at least one card." """
+    state = trade_table()
+    set_hand(state, 0)
+    assert not {"offer", "request"} & ids(state, 0)
+
+
+def test_three_trades_on_your_turn_complete_the_mission() -> None:
+    """"Make 3 trades during the game and collect 3 Points. In order to remember when you trade
+    with another player, place 1 of the Trade tokens on that mission. These trades must occur
+    on your turn." """
+    state = new_game(2)
+    for turn in range(3):
+        set_hand(state, 0, terrans=1)
+        set_hand(state, 1, galaesh=1)
+        state, _ = do(state, 0, "offer", "add:terrans:1", "submit")
+        state, _ = do(state, 1, "add:galaesh:1", "submit")
+        state, facts = do(state, 0, "accept:1")
+        assert state["seats"][0]["trades"] == turn + 1
+        state, _ = do(state, 0, "draw")
+        set_hand(state, 1, galaesh=1)
+        set_hand(state, 0, terrans=1)
+        state, _ = do(state, 1, "offer", "add:galaesh:1", "submit")
+        state, _ = do(state, 0, "add:terrans:1", "submit")
+        state, _ = do(state, 1, "accept:0", "draw")
+        assert state["seats"][0]["trades"] == turn + 1  # not on seat 0's turn
+    assert state["seats"][0]["missions"]["trades"] and state["seats"][1]["missions"]["trades"]
+    assert "completes the mission" in public_text(facts)
+    assert GAME.score(state)["seats"][0]["breakdown"]["missions"] == 3
+
+
+# --- Display ---------------------------------------------------------------------------------
+
+
+def display_table(**cards: int) -> State:
+    state = new_game(2)
+    set_hand(state, 0, **cards)
+    return state
+
+
+def test_station_for_five_identical_race_cards() -> None:
+    """"For five identical Race cards (except Aturians), you receive one Space Station card from
+    the appropriate pile. All of these cards score 3 points." """
+    state = display_table(terrans=5, aturians=5)
+    assert "station:terrans" in ids(state, 0)
+    assert not any(i.startswith("station:aturians") for i in ids(state, 0))
+    state, _ = do(state, 0, "station:terrans")
+    assert len(state["seats"][0]["stations"]) == 1 and len(state["piles"]["station"]) == 9
+    assert GAME.score(state)["seats"][0]["breakdown"]["stations"] == 3
+
+
+def test_displayed_cards_go_to_their_discard_piles() -> None:
+    """"When you display cards, you place them in their respective discard piles. You create
+    one discard pile for the Race cards and one for the Technology cards." """
+    state = display_table(terrans=5, warp=5)
+    state, _ = do(state, 0, "station:terrans", "city:warp")
+    assert state["discards"] == {"race": {"terrans": 5}, "tech": {"warp": 5}}
+
+
+def test_pilots_are_wild_several_per_display() -> None:
+    """"Pilots work as a wild card for any Race card (except the Aturians). You may use multiple
+    Pilots in a single Display action. The Pilots stay in the discard pile after being used." """
+    state = display_table(galaesh=3, pilot=2, aturians=2)
+    assert {"station:galaesh:p2"} == {i for i in ids(state, 0) if i.startswith("station")}
+    assert not any(i.startswith("resort") for i in ids(state, 0))  # not for Aturians
+    state, _ = do(state, 0, "station:galaesh:p2")
+    assert state["discards"]["race"] == {"galaesh": 3, "pilot": 2}
+    assert len(state["seats"][0]["stations"]) == 1
+
+
+def test_pilot_choice_of_how_many() -> None:
+    """"You may use multiple Pilots in a single Display action." (Meeple: the player chooses
+    how many, and at least one real card of the race must be shown.)"""
+    state = display_table(skythris=5, pilot=5)
+    stations = {i for i in ids(state, 0) if i.startswith("station")}
+    assert stations == {"station:skythris", "station:skythris:p1", "station:skythris:p2",
+                        "station:skythris:p3", "station:skythris:p4"}
+
+
+def test_cities_come_from_the_top_of_the_pile() -> None:
+    """"For five identical Technology cards (except Cloning Facilities), you receive the top
+    card from the Cities pile. According to the sorting of the Cities pile, you will always
+    receive the highest available card." """
+    state = display_table(warp=5, teleport=5, cloning=5)
+    assert not any(i.startswith("city:cloning") for i in ids(state, 0))
+    state, _ = do(state, 0, "city:warp", "city:teleport")
+    assert state["seats"][0]["cities"] == [9, 8]
+    assert state["piles"]["city"] == [8, 7, 7, 6, 6, 5, 5, 4]
+
+
+def test_resort_for_three_aturians() -> None:
+    """"For three Aturian cards, you receive 1 Resort card and score 7 points." """
+    state = display_table(aturians=3)
+    state, _ = do(state, 0, "resort:aturians")
+    assert state["seats"][0]["resorts"] == [7]
+    assert GAME.score(state)["seats"][0]["breakdown"]["resorts"] == 7
+
+
+def test_university_and_four_card_cities() -> None:
+    """"For three Cloning Facility cards, you receive 1 University card. From now on you may
+    display 4 Technology cards instead 5 in order to collect a City card." """
+    state = display_table(cloning=3, mining=4)
+    assert "city:mining" not in ids(state, 0)
+    state, _ = do(state, 0, "university:cloning")
+    assert state["seats"][0]["locations"][0]["card"] == "university"
+    state, _ = do(state, 0, "city:mining")
+    assert state["seats"][0]["cities"] == [9] and hand(state, 0) == {}
+
+
+def test_new_colony_display_pilots_may_help() -> None:
+    """"For three identical Race cards and three identical Technology cards, receive a New
+    Colony." (Meeple: Pilots may stand in for the race part, "Pilots work as a wild card for
+    any Race card (except the Aturians).")"""
+    state = display_table(ornopeans=2, pilot=1, bionics=3)
+    assert "colony:ornopeans:bionics:p1" in ids(state, 0)
+    state, _ = do(state, 0, "colony:ornopeans:bionics:p1")
+    assert state["seats"][0]["locations"][0]["card"] == "colony"
+    assert state["locations"]["colony"] == 1
+
+
+def test_five_different_technologies_mission() -> None:
+    """"For five different Technology cards (except Cloning Facilities), fulfil a Mission" ...
+    "Top right side: Display 5 different Technology cards (except Cloning Facility) to receive
+    5 Points." """
+    state = display_table(mining=1, bionics=1, warfare=1, teleport=1, cloning=1)
+    assert not any(i.startswith("mission") for i in ids(state, 0))
+    set_hand(state, 0, mining=1, bionics=1, warfare=1, teleport=1, warp=1)
+    state, _ = do(state, 0, "mission:tech5")
+    assert state["seats"][0]["missions"]["tech5"]
+    assert GAME.score(state)["seats"][0]["breakdown"]["missions"] == 5
+    set_hand(state, 0, mining=1, bionics=1, warfare=1, teleport=1, warp=1)
+    assert "mission:tech5" not in ids(state, 0)  # the section is flipped once
+
+
+def test_several_groups_in_one_turn() -> None:
+    """"If you hold a group of identical cards in your hand, you may display them. You may
+    display several groups in one turn." """
+    state = display_table(terrans=10)
+    state, _ = do(state, 0, "station:terrans", "station:terrans")
+    assert len(state["seats"][0]["stations"]) == 2
+
+
+def test_empty_pile_no_more_display() -> None:
+    """"The third scoring pile contains both Resort cards (value 7)." — once both are taken,
+    three Aturians gain nothing (Meeple: an empty pile means that display can no longer be
+    made)."""
+    state = display_table(aturians=6)
+    state, _ = do(state, 0, "resort:aturians", "resort:aturians")
+    state["discards"]["race"]["aturians"] -= 3  # three Aturians back in hand
+    state["seats"][0]["hand"]["aturians"] = 3
+    assert not any(i.startswith("resort") for i in ids(state, 0))
+
+
+def test_trade_then_display_never_back() -> None:
+    """"However, if you choose to do both, you must do them in the order shown above (first
+    Trade, then Display)." """
+    state = display_table(terrans=5, galaesh=1)
+    state, _ = do(state, 0, "station:terrans")
+    assert state["phase"] == "display"
+    assert not {"offer", "request"} & ids(state, 0)
+
+
+# --- End of a turn: drawing ------------------------------------------------------------------
+
+
+def test_draw_one_race_card_without_stations() -> None:
+    """"At the end of your turn, draw one Race card from the deck." """
+    state = new_game(2)
+    top = state["decks"]["race"][-1]
+    assert [m for m in GAME.legal_moves(state, 0) if m["kind"] == "draw"][0]["id"] == "draw"
+    state, facts = do(state, 0, "draw")
+    assert hand(state, 0).get(top, 0) >= 1 and sum(hand(state, 0).values()) == 5
+    assert GAME.actors(state) == {1}
+    private = [f for f in facts if f["to"] != "all"]
+    assert private and all(f["to"] == [0] for f in private)
+
+
+def test_draw_technology_per_station() -> None:
+    """"In addition, for each of your displayed Space Station, you receive one Technology card
+    from the respective deck. You receive these cards irrespective of whether you displayed
+    the Space Stations on this round or in previous rounds." """
+    state = display_table(terrans=5)
+    gain(state, 0, "station")
+    state, _ = do(state, 0, "station:terrans")
+    state, _ = do(state, 0, "draw")
+    assert sum(hand(state, 0).values()) == 3
+    assert sum(1 for c in hand(state, 0) if deck_of(c) == "tech") >= 1
+
+
+def test_three_stations_choose() -> None:
+    """"For example, if you have three Space Stations displayed in front of you, you must decide
+    whether to take one Race and two Technology cards, or just take three Technology cards." """
+    state = display_table()
+    for _ in range(3):
+        gain(state, 0, "station")
+    draws = {m["id"]: (m["race"], m["tech"]) for m in GAME.legal_moves(state, 0)
+             if m["kind"] == "draw"}
+    assert draws == {"draw:1r2t": (1, 2), "draw:3t": (0, 3)}
+    state, _ = do(state, 0, "draw:3t")
+    assert sum(hand(state, 0).values()) == 3
+    assert all(deck_of(c) == "tech" for c in hand(state, 0))
+
+
+def test_race_deck_used_up() -> None:
+    """"Once the deck is used up, no more Race cards may be picked up." """
+    state = display_table()
+    gain(state, 0, "station")
+    state["decks"]["tech"] += state["decks"]["race"]  # park the race cards (count kept)
+    state["decks"]["race"] = []
+    draws = [m for m in GAME.legal_moves(state, 0) if m["kind"] == "draw"]
+    assert [(m["race"], m["tech"]) for m in draws] == [(0, 1)]
+
+
+def test_drawing_is_the_only_way_to_end_a_turn() -> None:
+    """"You must always draw card/s at the end of your turn." """
+    state = trade_table()
+    for moves in (GAME.legal_moves(state, 0),):
+        enders = [m for m in moves if m["kind"] == "draw"]
+        assert len(enders) == 1 and enders[0]["race"] == 1
+    state, _ = do(state, 0, "draw")
+    assert state["active"] == 1
+
+
+# --- Troopers, New Colony, University ------------------------------------------------------
+
+
+def test_trooper_blocks_a_station() -> None:
+    """"On your turn play a Trooper from your hand and select a Location or Space Station of
+    another player." ... "If a player blocks one of your Space Stations, then during that turn
+    you cannot draw 3 cards. You can draw only 1 Race card and 1 Technology card because you
+    have 1 active Space Station." ... "They may discard the Trooper card to the discard pile at
+    the end of their turn." """
+    state = new_game(2)
+    set_hand(state, 0, trooper=1)
+    gain(state, 1, "station")
+    gain(state, 1, "station")
+    state, _ = do(state, 0, "trooper:1:station")
+    assert state["seats"][1]["stations"][0]["trooper"] == {"card": "trooper", "by": 0}
+    state, _ = do(state, 0, "draw")
+    draws = [m for m in GAME.legal_moves(state, 1) if m["kind"] == "draw"]
+    assert [(m["race"], m["tech"]) for m in draws] == [(1, 1)]
+    state, _ = do(state, 1, "draw")
+    assert all(s["trooper"] is None for s in state["seats"][1]["stations"])
+    assert state["discards"]["tech"] == {"trooper": 1}
+    assert all_cards(state) == {c: spec["count"] for c, spec in CARDS.items()}
+
+
+def test_trooper_only_on_opponents_cards() -> None:
+    """"select a Location or Space Station of another player" """
+    state = new_game(3)
+    set_hand(state, 0, trooper=2)
+    gain(state, 0, "station")
+    gain(state, 2, "university")
+    troopers = {i for i in ids(state, 0) if i.startswith("trooper")}
+    assert troopers == {"trooper:2:university"}
+
+
+def test_blocked_university() -> None:
+    """"On that player's turn they may not use the ability of the deactivated Location or Space
+    Station." — a blocked University does not lower the City requirement."""
+    state = new_game(2)
+    set_hand(state, 0, trooper=1)
+    set_hand(state, 1, mining=4)
+    gain(state, 1, "university")
+    state, _ = do(state, 0, "trooper:1:university", "draw")
+    assert "city:mining" not in ids(state, 1)
+    state, _ = do(state, 1, "draw")  # the Trooper leaves at the end of this turn
+    state, _ = do(state, 0, "draw")
+    assert "city:mining" in ids(state, 1)
+
+
+def test_blocked_new_colony() -> None:
+    """"This card is blocked for a round and your opponent must leave your trooper on this card
+    to indicate that it is deactivated." """
+    state = new_game(2)
+    set_hand(state, 0, trooper=1)
+    set_hand(state, 1, terrans=2)
+    gain(state, 1, "colony")
+    state, _ = do(state, 0, "trooper:1:colony", "draw")
+    assert "use:colony" not in ids(state, 1)
+
+
+def test_new_colony_use() -> None:
+    """"You can use the New Colony once during each of your turns. Choose one of the cards in
+    your hand and give it to a player of your choice. Then choose another card from your hand
+    and discard it to the equivalent discard pile. Now draw 1 card of your choice from either
+    discard pile. You cannot take any grey cards (Troopers or Pilots)." """
+    state = new_game(3)
+    set_hand(state, 0, terrans=1, galaesh=1, warp=1)
+    to_discard(state, pilot=1, teleport=1)
+    gain(state, 0, "colony")
+    state, _ = do(state, 0, "use:colony")
+    assert "give:terrans:2" in ids(state, 0) and "cancel" in ids(state, 0)
+    state, facts = do(state, 0, "give:terrans:2")
+    assert hand(state, 2).get("terrans", 0) >= 1
+    assert [f["to"] for f in facts if f["to"] != "all"] == [[0, 2]]
+    state, _ = do(state, 0, "discard:galaesh")
+    assert ids(state, 0) == {"take:galaesh", "take:teleport"}  # no grey Pilot
+    state, _ = do(state, 0, "take:teleport")
+    assert hand(state, 0) == {"warp": 1, "teleport": 1}
+    assert state["phase"] == "effects" and "use:colony" not in ids(state, 0)
+
+
+def test_new_colony_skips_the_take_when_only_grey_cards() -> None:
+    """"You cannot take any grey cards (Troopers or Pilots)." """
+    state = new_game(2)
+    set_hand(state, 0, terrans=1, pilot=1)
+    gain(state, 0, "colony")
+    state, _ = do(state, 0, "use:colony", "give:terrans:1", "discard:pilot")
+    assert state["phase"] == "effects" and state["colony"] is None
+
+
+# --- Planet missions -------------------------------------------------------------------------
+
+
+def test_two_stations_and_two_cities_missions() -> None:
+    """"Top left side: Build 2 Space Stations to receive 7 points." ... "Bottom right side:
+    Build 2 Cities to receive 5 Points." """
+    state = display_table(terrans=5, damakros=5, warp=5, teleport=5)
+    state, _ = do(state, 0, "station:terrans", "station:damakros", "city:warp")
+    missions = state["seats"][0]["missions"]
+    assert missions["stations"] and not missions["cities"]
+    state, _ = do(state, 0, "city:teleport")
+    assert state["seats"][0]["missions"]["cities"]
+    assert GAME.score(state)["seats"][0]["breakdown"]["missions"] == 12
+
+
+# --- Game end --------------------------------------------------------------------------------
+
+
+def test_last_technology_card_ends_the_game() -> None:
+    """"The game ends when the last Technology card is drawn from the respective deck" ...
+    "All players reveal their hands. If any player can display cards to build a Station or a
+    City they may do so, starting with the finishing player and progressing clockwise." """
+    state = new_game(3)
+    gain(state, 1, "station")
+    state["active"] = 1
+    set_hand(state, 2, warp=5, terrans=5, aturians=3)
+    state["decks"]["race"] += state["decks"]["tech"][1:]  # park all but one tech card
+    state["decks"]["tech"] = state["decks"]["tech"][:1]
+    state, _ = do(state, 1, "draw")
+    assert state["phase"] == "reveal" and GAME.actors(state) == {1}
+    assert "hand" in GAME.view(state, 0)["players"][2]  # hands are revealed
+    state, _ = do(state, 1, "done")
+    assert GAME.actors(state) == {2}
+    assert ids(state, 2) == {"station:terrans", "city:warp", "done"}  # no Resort now
+    state, _ = do(state, 2, "station:terrans", "city:warp", "done")
+    state, _ = do(state, 0, "done")
+    assert GAME.is_over(state) and GAME.actors(state) == set()
+    assert GAME.legal_moves(state, 0) == []
+
+
+def test_all_four_missions_end_the_game_after_that_turn() -> None:
+    """"The game ends when the last Technology card is drawn from the respective deck or when a
+    player completes all 4 missions of their Planet." """
+    state = display_table(terrans=5, warp=5, teleport=5)
+    player = state["seats"][0]
+    player["missions"].update(stations=True, tech5=True, trades=True)
+    player["trades"] = 3
+    state, facts = do(state, 0, "city:warp", "city:teleport")
+    assert state["ending"] and state["phase"] == "display"
+    assert "station:terrans" in ids(state, 0)  # the turn goes on
+    state, _ = do(state, 0, "draw")
+    assert state["phase"] == "reveal" and GAME.actors(state) == {0}
+
+
+def test_final_scoring() -> None:
+    """"Total the values of your Score cards (Space Stations and Cities)." "Total the values of
+    your Resort cards." "Add the points from each completed mission of your Planet." "Each pair
+    of identical cards remaining in your hand scores 1 point. Also each Trooper or Pilot in your
+    hand counts for 1 point." """
+    state = new_game(2)
+    set_hand(state, 0, terrans=5, warp=3, pilot=2, trooper=1)
+    set_hand(state, 1, galaesh=2)
+    gain(state, 0, "station")
+    gain(state, 0, "city")
+    gain(state, 0, "resort")
+    gain(state, 0, "tech5")
+    sheet = GAME.score(state)
+    assert sheet["seats"][0]["breakdown"] == {"stations": 3, "cities": 9, "resorts": 7,
+                                              "missions": 5, "pairs": 3, "grey": 3}
+    assert sheet["seats"][0]["total"] == 30 and sheet["ranking"] == [0, 1]
+
+
+def test_ties_share_the_rank() -> None:
+    """"The player with the most points wins the game." (No tie-break is printed: ties share
+    the rank.)"""
+    state = new_game(3)
+    set_hand(state, 0, terrans=2)
+    set_hand(state, 1, warp=2)
+    set_hand(state, 2)
+    sheet = GAME.score(state)
+    assert [s["rank"] for s in sheet["seats"]] == [1, 1, 3]
+    assert sheet["ranking"] == [0, 1, 2]
+
+
+def test_stall_without_draws_ends_the_game() -> None:
+    """Meeple: "Once the deck is used up, no more Race cards may be picked up." — if then a
+    whole round passes without anyone drawing, the game ends (else it never could)."""
+    state = new_game(2)
+    state["decks"]["tech"] += state["decks"]["race"]
+    state["decks"]["race"] = []
+    state, _ = do(state, 0, "draw")
+    assert state["phase"] == "trade"
+    state, _ = do(state, 1, "draw")
+    assert state["phase"] == "reveal"
+
+
+# --- Contract ----------------------------------------------------------------------------------
+
+
+def test_illegal_moves_are_refused() -> None:
+    """Contract: IllegalMove codes not_your_turn / illegal_move / bad_move."""
+    state = new_game(3)
+    with pytest.raises(IllegalMove) as wrong_seat:
+        GAME.play(state, 1, {"id": "draw"}, rng())
+    assert wrong_seat.value.code == "not_your_turn"
+    with pytest.raises(IllegalMove) as made_up:
+        GAME.play(state, 0, {"id": "station:pilot"}, rng())
+    assert made_up.value.code == "illegal_move"
+    with pytest.raises(IllegalMove) as malformed:
+        GAME.play(state, 0, {"label": "no id"}, rng())
+    assert malformed.value.code == "bad_move"
+
+
+def test_play_does_not_mutate_and_view_hides_hands() -> None:
+    """Contract: play copies; a view shows the own hand only, deck sizes not contents."""
+    state = new_game(3)
+    frozen = json.dumps(state)
+    after, _ = do(state, 0, "request")
+    assert json.dumps(state) == frozen and after is not state
+    for seat in (0, 1, 2, None):
+        players = GAME.view(state, seat)["players"]
+        assert [("hand" in p) for p in players] == [s == seat for s in range(3)]
+        assert all(p["hand_count"] == 4 for p in players)
+    assert "race" in GAME.view(state, None)["decks"]
+    assert GAME.view(state, None)["decks"]["race"] == len(state["decks"]["race"])
+
+
+def test_prompts() -> None:
+    """Contract: the view carries a prompt for the seat."""
+    state = trade_table()
+    assert "trade" in GAME.view(state, 0)["prompt"]
+    assert "Waiting for Seat 0" in GAME.view(state, 1)["prompt"]
+    state, _ = do(state, 0, "request", "add:skythris:1", "submit")
+    assert "requests 1 Skythris" in GAME.view(state, 1)["prompt"]
+
+
+def test_determinize_keeps_what_the_seat_knows() -> None:
+    """Contract: determinize resamples hidden cards but keeps what the seat knows."""
+    state = trade_table()
+    state, _ = do(state, 0, "offer", "add:terrans:2", "submit")
+    state, _ = do(state, 1, "add:damakros:2", "submit")
+    other = GAME.determinize(state, 2, Rng(b"det", 1))
+    assert hand(other, 2) == hand(state, 2)
+    assert other["seats"][0]["hand"].get("terrans", 0) >= 2  # offered: known to be held
+    assert other["seats"][1]["hand"].get("damakros", 0) >= 2  # tendered: known to be held
+    assert [sum(p["hand"].values()) for p in other["seats"]] == [3, 3, 3]
+    assert {d: len(c) for d, c in other["decks"].items()} == {
+        d: len(c) for d, c in state["decks"].items()}
+    assert all_cards(other) == all_cards(state)
+    assert GAME.view(other, 2) == GAME.view(state, 2)

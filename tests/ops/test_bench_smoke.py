@@ -1,0 +1,28 @@
+"""bench/moves.py end to end at a tiny size, so API changes that break it show up in CI.
+
+Not a timed test: it only checks that every phase ran without errors.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_moves_benchmark_runs_clean_at_a_tiny_size() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.moves", "--clients", "2", "--moves", "5",
+         "--ceiling-requests", "20", "--seconds", "30", "--workers", "1"],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=180,
+    )
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    for phase, count in (("moves", "10 moves"), ("healthz", "40 requests"),
+                         ("lua append", "40 appends")):
+        line = next(line for line in lines if line.startswith(phase))
+        assert count in line and "errors: none" in line, done.stdout
+    assert any(line.startswith("move_rps / healthz_rps") for line in lines)

@@ -1,0 +1,120 @@
+"""Bad input of any shape is a clear 4xx problem, never a 500 and never a write."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.service.conftest import RP
+
+PROBLEM = "application/problem+json"
+
+
+def assert_problem(response, status: int, code: str) -> None:
+    assert response.status_code == status, response.get_data(as_text=True)
+    assert response.content_type == PROBLEM
+    assert response.json["code"] == code
+    assert response.json["detail"]
+
+
+def test_no_api_key_is_401(client):
+    assert_problem(client.get("/v1/games"), 401, "unauthorized")
+    assert client.get("/v1/games").headers["WWW-Authenticate"].startswith("Bearer")
+
+
+def test_a_wrong_api_key_is_401(client):
+    response = client.get("/v1/games", headers={"Authorization": "Bearer nope"})
+    assert_problem(response, 401, "unauthorized")
+
+
+def test_unknown_game_is_404(alice):
+    assert_problem(alice.get("/v1/games/doesnotexist"), 404, "game_not_found")
+
+
+def test_unknown_route_is_404_problem(client):
+    assert_problem(client.get("/v1/nothing-here"), 404, "not_found")
+
+
+def test_wrong_method_is_405_problem(client):
+    assert_problem(client.delete("/v1/game-types"), 405, "method_not_allowed")
+
+
+@pytest.mark.parametrize("body", [
+    {"type": RP, "seats": 2, "colour": "red"},
+    {"type": RP, "seats": "two"},
+    {"type": RP},
+    {"seats": 2},
+    {"type": RP, "seats": 2, "bots": "all"},
+    {"type": RP, "seats": 2, "options": []},
+    [],
+    "text",
+    None,
+])
+def test_malformed_create_is_422(alice, body, redis_client):
+    response = alice.post("/v1/games", body)
+    assert response.status_code in (400, 422), response.json
+    assert response.content_type == PROBLEM
+    assert not redis_client.keys("meeple:g:*")
+
+
+def test_invalid_json_is_400(alice):
+    response = alice.client.post("/v1/games", data="{not json", headers={
+        **alice.headers, "Content-Type": "application/json"})
+    assert response.status_code in (400, 422)
+    assert response.content_type == PROBLEM
+
+
+def test_unknown_game_type_and_seat_counts_are_422(alice, redis_client):
+    unknown = alice.post("/v1/games", {"type": "chess", "seats": 2})
+    assert_problem(unknown, 422, "invalid_request")
+    assert "type" in unknown.json["errors"]["json"]
+    assert_problem(alice.get("/v1/game-types/chess"), 404, "unknown_game_type")
+    assert_problem(alice.post("/v1/games", {"type": RP, "seats": 6}), 422, "invalid_options")
+    assert_problem(alice.post("/v1/games", {"type": RP, "seats": 2, "bots": [5]}), 422,
+                   "invalid_options")
+    assert_problem(alice.post("/v1/games", {"type": RP, "seats": 2, "options": {"x": 1}}), 422,
+                   "invalid_options")
+    assert not redis_client.keys("meeple:g:*")
+
+
+@pytest.mark.parametrize("body", [
+    {"moves": []},
+    {"moves": [{}]},
+    {"moves": [{"id": 5}]},
+    {"moves": "all"},
+    {"moves": [{"id": "x"}], "expected_version": -1},
+    {},
+])
+def test_malformed_moves_are_422_and_write_nothing(alice, bob, body):
+    game = alice.create(seats=2)
+    bob.post(f"/v1/games/{game['id']}/join", {})
+    version = alice.get(f"/v1/games/{game['id']}").json["version"]
+    response = alice.post(f"/v1/games/{game['id']}/moves", body)
+    assert_problem(response, 422, "invalid_request")
+    assert "errors" in response.json
+    assert alice.get(f"/v1/games/{game['id']}").json["version"] == version
+
+
+def test_moves_before_the_start_are_refused(alice):
+    game = alice.create(seats=2)
+    response = alice.post(f"/v1/games/{game['id']}/moves", {"moves": [{"id": "x"}]})
+    assert_problem(response, 409, "game_not_started")
+
+
+def test_moves_by_a_stranger_are_refused(alice, bob, carol):
+    game = alice.create(seats=2)
+    bob.post(f"/v1/games/{game['id']}/join", {})
+    response = carol.post(f"/v1/games/{game['id']}/moves", {"moves": [{"id": "x"}]})
+    assert_problem(response, 403, "not_seated")
+
+
+def test_asking_for_someone_elses_seat_is_refused(alice, bob):
+    game = alice.create(seats=2)
+    bob.post(f"/v1/games/{game['id']}/join", {})
+    assert_problem(alice.get(f"/v1/games/{game['id']}?seat=1"), 403, "not_seated")
+    assert_problem(alice.get(f"/v1/games/{game['id']}/moves?seat=1"), 403, "not_seated")
+
+
+def test_bad_query_parameters_are_422(alice):
+    assert_problem(alice.get("/v1/games?limit=0"), 422, "invalid_request")
+    assert_problem(alice.get("/v1/games?status=paused"), 422, "invalid_request")
+    assert_problem(alice.get("/v1/games?bogus=1"), 422, "invalid_request")

@@ -1,0 +1,373 @@
+"""The event-store contract (DESIGN §3), reusable by every backend.
+
+A backend's test module subclasses `EventStoreContract` and provides the fixture
+`make_store`: a callable returning a new store on its own connection to one shared,
+empty backend. Backend-specific checks (key layout, durability) live next to the subclass.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from events.envelope import GENESIS, Envelope, canonical_json, chain_breaks
+from events.exceptions import IdempotencyKeyReused, VersionConflict
+from events.store import EventStore, NewEvent
+
+MakeStore = Callable[[], EventStore]
+
+WRITERS = 20
+
+
+def move(n: int, by: str = "p1", **extra: Any) -> NewEvent:
+    return NewEvent("MovePlayed", {"seat": 0, "move": {"n": n}, **extra}, by)
+
+
+def run_threads(
+    count: int, target: Callable[[int], None], barrier: threading.Barrier | None = None
+) -> None:
+    """Run target(0..count-1) in threads; re-raise the first error any of them hit.
+
+    A thread that fails breaks `barrier`, so the others stop waiting for it.
+    """
+    errors: list[BaseException] = []
+
+    def guarded(index: int) -> None:
+        try:
+            target(index)
+        except threading.BrokenBarrierError as exc:
+            errors.append(exc)
+        except BaseException as exc:  # reported below
+            errors.insert(0, exc)
+            if barrier is not None:
+                barrier.abort()
+
+    threads = [threading.Thread(target=guarded, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert not any(thread.is_alive() for thread in threads), "a thread hung"
+    if errors:
+        raise errors[0]
+
+
+json_scalars = st.none() | st.booleans() | st.integers() | st.text(
+    alphabet=st.characters(blacklist_categories=["Cs"]), max_size=20
+)
+json_values = st.recursive(
+    json_scalars,
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+class EventStoreContract:
+    @pytest.fixture()
+    def make_store(self) -> MakeStore:
+        raise NotImplementedError("a backend's test class provides make_store")
+
+    @pytest.fixture()
+    def store(self, make_store: MakeStore) -> EventStore:
+        return make_store()
+
+    @pytest.fixture()
+    def game(self) -> str:
+        return f"g-{uuid.uuid4().hex[:12]}"
+
+    # -- basics ------------------------------------------------------------------------------
+
+    def test_a_game_without_events(self, store: EventStore, game: str) -> None:
+        assert store.version(game) == 0
+        assert store.head(game) == (0, GENESIS)
+        assert not store.exists(game)
+        assert store.read(game) == []
+        assert store.get_seed(game) is None
+        assert store.load_snapshot(game) is None
+
+    def test_append_read_round_trip(self, store: EventStore, game: str) -> None:
+        data = {"seat": 1, "move": {"from": "e2", "to": "e4"}, "note": "ünï ♞"}
+        result = store.append(game, 0, [NewEvent("MovePlayed", data, "alice")])
+
+        assert not result.replayed
+        [envelope] = result.envelopes
+        assert envelope["v"] == 1 and envelope["prev"] == GENESIS
+        assert (envelope["type"], envelope["by"], envelope["data"]) == ("MovePlayed", "alice", data)
+        assert store.read(game) == result.envelopes
+        assert store.version(game) == 1
+        assert store.head(game) == (1, envelope["hash"])
+        assert store.exists(game)
+
+    def test_versions_have_no_gaps_and_the_chain_is_intact(
+        self, store: EventStore, game: str
+    ) -> None:
+        written: list[Envelope] = []
+        for size in (1, 3, 1, 5, 2):
+            written += store.append(game, len(written), [move(i) for i in range(size)]).envelopes
+
+        stored = store.read(game)
+        assert [e["v"] for e in stored] == list(range(1, 13))
+        assert stored == written
+        assert chain_breaks(stored) == []
+        assert store.head(game) == (12, stored[-1]["hash"])
+
+    def test_read_ranges(self, store: EventStore, game: str) -> None:
+        store.append(game, 0, [move(i) for i in range(10)])
+        assert [e["v"] for e in store.read(game, 3, 5)] == [3, 4, 5]
+        assert [e["v"] for e in store.read(game, 8)] == [8, 9, 10]
+        assert [e["v"] for e in store.read(game, 10, 10)] == [10]
+        assert store.read(game, 11) == []
+        assert store.read(game, 5, 4) == []
+
+    def test_an_empty_append_is_refused(self, store: EventStore, game: str) -> None:
+        with pytest.raises(ValueError):
+            store.append(game, 0, [])
+        assert not store.exists(game)
+
+    def test_games_are_independent(self, store: EventStore, game: str) -> None:
+        other = game + "-other"
+        store.append(game, 0, [move(1), move(2)])
+        store.append(other, 0, [move(1)])
+        assert (store.version(game), store.version(other)) == (2, 1)
+        assert chain_breaks(store.read(other)) == []
+
+    def test_game_ids_lists_every_game_with_a_stream(self, store: EventStore, game: str) -> None:
+        games = {f"{game}-{i}" for i in range(5)}
+        for g in games:
+            store.append(g, 0, [move(1)])
+        store.put_seed(game + "-seed-only", b"\x01" * 32)
+        store.save_snapshot(game + "-snap-only", 3, {"x": 1})
+        assert {g for g in store.game_ids() if g.startswith(game)} == games
+
+    # -- optimistic concurrency --------------------------------------------------------------
+
+    def test_a_stale_writer_gets_a_conflict_and_writes_nothing(
+        self, store: EventStore, game: str
+    ) -> None:
+        store.append(game, 0, [move(1), move(2)])
+        before = store.read(game)
+
+        for stale in (0, 1, 3, 7):
+            with pytest.raises(VersionConflict) as caught:
+                store.append(game, stale, [move(9), move(10)])
+            assert caught.value.current == 2
+
+        assert store.read(game) == before
+        assert store.head(game) == (2, before[-1]["hash"])
+
+    def test_a_batch_is_all_or_nothing_for_concurrent_readers(
+        self, make_store: MakeStore, game: str
+    ) -> None:
+        batches, size = 25, 8
+        done = threading.Event()
+        seen: list[int] = []
+
+        def work(index: int) -> None:
+            store = make_store()
+            if index == 0:
+                try:
+                    for b in range(batches):
+                        store.append(game, b * size, [move(i) for i in range(size)])
+                finally:
+                    done.set()
+                return
+            while not done.is_set():
+                envelopes = store.read(game)
+                seen.append(len(envelopes))
+                assert len(envelopes) % size == 0, f"saw a partial batch: {len(envelopes)}"
+                assert store.version(game) % size == 0
+
+        run_threads(2, work)
+        assert make_store().version(game) == batches * size
+        assert len(seen) > 1
+
+    def test_writers_racing_for_the_same_version_exactly_one_wins_each_round(
+        self, make_store: MakeStore, game: str
+    ) -> None:
+        rounds = 15
+        barrier = threading.Barrier(WRITERS, timeout=20)
+        wins: list[list[Envelope]] = [[] for _ in range(rounds)]
+        conflicts: list[list[int]] = [[] for _ in range(rounds)]
+
+        def writer(index: int) -> None:
+            store = make_store()
+            for r in range(rounds):
+                barrier.wait()
+                try:
+                    result = store.append(game, r, [move(r, by=f"w{index}", writer=index)])
+                except VersionConflict as conflict:
+                    conflicts[r].append(conflict.current)
+                else:
+                    wins[r].extend(result.envelopes)
+                barrier.wait()  # the round is over for everyone before the next begins
+
+        run_threads(WRITERS, writer, barrier)
+
+        stored = make_store().read(game)
+        assert [e["v"] for e in stored] == list(range(1, rounds + 1))
+        assert chain_breaks(stored) == []
+        for r in range(rounds):
+            assert len(wins[r]) == 1, f"round {r}: {len(wins[r])} winners"
+            assert wins[r][0] == stored[r]
+            assert conflicts[r] == [r + 1] * (WRITERS - 1)
+
+    def test_writers_retrying_on_conflict_never_skip_or_repeat_a_version(
+        self, make_store: MakeStore, game: str
+    ) -> None:
+        target = 150
+        wins: list[Envelope] = []
+        conflicts: list[tuple[int, int]] = []
+
+        def writer(index: int) -> None:
+            store = make_store()
+            sequence = 0
+            while (version := store.version(game)) < target:
+                try:
+                    result = store.append(game, version, [move(sequence, writer=index)])
+                except VersionConflict as conflict:
+                    conflicts.append((version, conflict.current))
+                    continue
+                wins.extend(result.envelopes)
+                sequence += 1
+
+        run_threads(WRITERS, writer)
+
+        stored = make_store().read(game)
+        assert len(wins) == len(stored) == target
+        assert [e["v"] for e in stored] == list(range(1, target + 1))
+        assert sorted(wins, key=lambda e: e["v"]) == stored
+        tags = [(e["data"]["writer"], e["data"]["move"]["n"]) for e in stored]
+        assert len(set(tags)) == target, "an append was stored twice"
+        assert chain_breaks(stored) == []
+        assert all(current > expected for expected, current in conflicts)
+
+    # -- idempotency -------------------------------------------------------------------------
+
+    def test_a_retried_request_replays_the_first_result(self, store: EventStore, game: str) -> None:
+        first = store.append(game, 0, [move(1), move(2)], idempotency_key="k1", request_hash="h")
+        store.append(game, 2, [move(3)])  # others moved on: the retry must not conflict
+
+        again = store.append(game, 0, [move(1), move(2)], idempotency_key="k1", request_hash="h")
+
+        assert again.replayed and not first.replayed
+        assert again.envelopes == first.envelopes
+        assert store.version(game) == 3
+
+    def test_a_reused_idempotency_key_is_refused(self, store: EventStore, game: str) -> None:
+        store.append(game, 0, [move(1)], idempotency_key="k1", request_hash="h1")
+        with pytest.raises(IdempotencyKeyReused):
+            store.append(game, 1, [move(2)], idempotency_key="k1", request_hash="h2")
+        assert store.version(game) == 1
+
+    def test_a_conflict_does_not_use_up_the_idempotency_key(
+        self, store: EventStore, game: str
+    ) -> None:
+        store.append(game, 0, [move(1)])
+        with pytest.raises(VersionConflict):
+            store.append(game, 0, [move(2)], idempotency_key="k1", request_hash="h")
+        result = store.append(game, 1, [move(2)], idempotency_key="k1", request_hash="h")
+        assert not result.replayed and result.envelopes[0]["v"] == 2
+
+    def test_idempotency_keys_belong_to_one_game(self, store: EventStore, game: str) -> None:
+        other = game + "-other"
+        store.append(game, 0, [move(1)], idempotency_key="k1", request_hash="h")
+        result = store.append(other, 0, [move(1)], idempotency_key="k1", request_hash="h")
+        assert not result.replayed and store.version(other) == 1
+
+    def test_concurrent_retries_of_one_request_write_it_once(
+        self, make_store: MakeStore, game: str
+    ) -> None:
+        barrier = threading.Barrier(WRITERS, timeout=20)
+        results: list[tuple[bool, list[Envelope]]] = []
+
+        def retry(_: int) -> None:
+            store = make_store()
+            barrier.wait()
+            result = store.append(game, 0, [move(1)], idempotency_key="k", request_hash="h")
+            results.append((result.replayed, result.envelopes))
+
+        run_threads(WRITERS, retry, barrier)
+
+        stored = make_store().read(game)
+        assert len(stored) == 1
+        assert sorted(replayed for replayed, _ in results) == [False] + [True] * (WRITERS - 1)
+        assert all(envelopes == stored for _, envelopes in results)
+
+    # -- seeds and snapshots -----------------------------------------------------------------
+
+    def test_the_seed_is_kept_apart_from_the_stream(self, store: EventStore, game: str) -> None:
+        seed = bytes(range(256))[::-1][:32]
+        store.put_seed(game, seed)
+        store.append(game, 0, [NewEvent("GameCreated", {"commitment": "c"}, "system"), move(1)])
+
+        assert store.get_seed(game) == seed
+        for envelope in store.read(game):
+            blob = canonical_json(envelope)
+            assert seed not in blob and seed.hex().encode() not in blob
+
+    def test_a_seed_is_never_overwritten(self, store: EventStore, game: str) -> None:
+        store.put_seed(game, b"first-seed")
+        with pytest.raises(ValueError):
+            store.put_seed(game, b"second-seed")
+        assert store.get_seed(game) == b"first-seed"
+
+    def test_the_newest_snapshot_wins(self, store: EventStore, game: str) -> None:
+        store.save_snapshot(game, 5, {"board": [1, 2], "at": 5})
+        store.save_snapshot(game, 3, {"board": [1], "at": 3})
+        assert store.load_snapshot(game) == (5, {"board": [1, 2], "at": 5})
+        store.save_snapshot(game, 8, {"board": [1, 2, 3], "at": 8})
+        assert store.load_snapshot(game) == (8, {"board": [1, 2, 3], "at": 8})
+
+    def test_racing_snapshot_saves_keep_the_newest(self, make_store: MakeStore, game: str) -> None:
+        savers, top = 10, 1000
+        done = threading.Event()
+        seen: list[int] = []
+
+        def work(index: int) -> None:
+            store = make_store()
+            if index == savers:  # the watcher: the stored version only ever goes up
+                while not done.is_set():
+                    snapshot = store.load_snapshot(game)
+                    if snapshot is not None:
+                        assert snapshot[1] == {"at": snapshot[0]}
+                        assert not seen or snapshot[0] >= seen[-1], "an older snapshot won"
+                        seen.append(snapshot[0])
+                return
+            for version in range(index, top, savers):  # all savers close to the top
+                store.save_snapshot(game, version, {"at": version})
+
+        def run(index: int) -> None:
+            try:
+                work(index)
+            finally:
+                if index < savers:
+                    finished.append(index)
+                    if len(finished) == savers:
+                        done.set()
+
+        finished: list[int] = []
+        run_threads(savers + 1, run)
+        assert make_store().load_snapshot(game) == (top - 1, {"at": top - 1})
+
+    # -- data fidelity -----------------------------------------------------------------------
+
+    @settings(max_examples=25, deadline=None,
+              suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(batch=st.lists(st.dictionaries(st.text(max_size=8), json_values, max_size=4),
+                          min_size=1, max_size=4))
+    def test_any_json_data_round_trips(
+        self, store: EventStore, batch: list[dict[str, Any]]
+    ) -> None:
+        game = f"g-{uuid.uuid4().hex[:12]}"
+        written = store.append(game, 0, [NewEvent("MessagePosted", d, "bot:x") for d in batch])
+        stored = store.read(game)
+        assert stored == written.envelopes
+        assert [e["data"] for e in stored] == batch
+        assert chain_breaks(stored) == []

@@ -1,0 +1,218 @@
+"""The event-store contract on a real redis-server, plus Redis-only checks (layout, kill -9)."""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+import redis
+from redis.backoff import NoBackoff
+from redis.crc import key_slot
+from redis.retry import Retry
+
+from events.envelope import Envelope, canonical_json, chain_breaks
+from events.exceptions import VersionConflict
+from events.store import IDEMPOTENCY_TTL_SECONDS, EventStore, NewEvent
+from tests.conftest import free_port, start_redis
+from tests.store.contract import EventStoreContract, MakeStore, move
+
+RawEntries = list[tuple[bytes, dict[bytes, bytes]]]
+
+
+def raw_entries(client: redis.Redis, game_id: str) -> RawEntries:
+    return cast(RawEntries, client.xrange(f"meeple:g:{{{game_id}}}:events"))
+
+
+class TestRedisEventStore(EventStoreContract):
+    @pytest.fixture()
+    def make_store(self, redis_url: str, redis_client: redis.Redis) -> Iterator[MakeStore]:
+        clients: list[redis.Redis] = []
+
+        def make() -> EventStore:
+            clients.append(redis.Redis.from_url(redis_url))
+            return EventStore(clients[-1])
+
+        yield make
+        for client in clients:
+            client.close()
+
+
+@pytest.fixture()
+def store(redis_client: redis.Redis) -> EventStore:
+    return EventStore(redis_client)
+
+
+def test_stream_entries_are_one_field_with_id_v_dash_1(
+    store: EventStore, redis_client: redis.Redis
+) -> None:
+    written = store.append("g1", 0, [move(1), move(2), move(3)]).envelopes
+    entries = raw_entries(redis_client, "g1")
+    assert [entry_id for entry_id, _ in entries] == [b"1-1", b"2-1", b"3-1"]
+    assert [fields for _, fields in entries] == [{b"e": canonical_json(e)} for e in written]
+    meta = redis_client.hgetall("meeple:g:{g1}:meta")
+    assert meta == {b"version": b"3", b"head": written[-1]["hash"].encode()}
+
+
+def test_every_key_of_a_game_is_in_one_cluster_slot(
+    store: EventStore, redis_client: redis.Redis
+) -> None:
+    store.append("g1", 0, [move(1)], idempotency_key="req-1", request_hash="h")
+    store.put_seed("g1", b"seed")
+    store.save_snapshot("g1", 1, {})
+    keys = sorted(cast(list[bytes], redis_client.keys("*")))
+    assert keys == [
+        b"meeple:g:{g1}:events", b"meeple:g:{g1}:idem:req-1", b"meeple:g:{g1}:meta",
+        b"meeple:g:{g1}:seed", b"meeple:g:{g1}:snap",
+    ]
+    assert len({key_slot(key) for key in keys}) == 1
+    assert 0 < redis_client.ttl(b"meeple:g:{g1}:idem:req-1") <= IDEMPOTENCY_TTL_SECONDS
+
+
+def test_the_raw_stream_never_holds_the_seed(store: EventStore, redis_client: redis.Redis) -> None:
+    seed = b"\x9f\x00secret-seed-bytes\xff"
+    store.put_seed("g1", seed)
+    store.append("g1", 0, [NewEvent("GameCreated", {"commitment": "abc"}, "system")])
+    for _, fields in raw_entries(redis_client, "g1"):
+        for value in fields.values():
+            assert seed not in value and seed.hex().encode() not in value
+
+
+def test_the_prefix_separates_stores(redis_client: redis.Redis) -> None:
+    one, two = EventStore(redis_client, prefix="one"), EventStore(redis_client, prefix="two")
+    one.append("g1", 0, [move(1)])
+    assert two.version("g1") == 0 and list(two.game_ids()) == []
+    assert list(one.game_ids()) == ["g1"]
+
+
+def test_game_ids_with_braces_are_refused(store: EventStore) -> None:
+    with pytest.raises(ValueError):
+        store.append("a}b", 0, [move(1)])
+
+
+def test_a_client_that_decodes_responses_works_too(
+    redis_url: str, redis_client: redis.Redis
+) -> None:
+    store = EventStore(redis.Redis.from_url(redis_url, decode_responses=True))
+    written = store.append("g1", 0, [move(1)], idempotency_key="k", request_hash="h").envelopes
+    assert store.append("g1", 0, [move(1)], idempotency_key="k", request_hash="h").replayed
+    assert store.read("g1") == written and store.head("g1") == (1, written[0]["hash"])
+    store.put_seed("g1", b"\xff\x00")
+    assert store.get_seed("g1") == b"\xff\x00"
+    store.save_snapshot("g1", 1, {"x": [1]})
+    assert store.load_snapshot("g1") == (1, {"x": [1]})
+    assert list(store.game_ids()) == ["g1"]
+
+
+# -- the script's own checks: another writer wins between the early check and the script -------
+
+
+def _race_before_script(store: EventStore, rival: EventStore, game: str, **kwargs: Any) -> None:
+    """Make `rival` append to `game` right after `store` passed its early checks."""
+    script = store._append
+
+    def raced(*args: Any, **script_kwargs: Any) -> Any:
+        rival.append(game, rival.version(game), [move(99)], **kwargs)
+        return script(*args, **script_kwargs)
+
+    store._append = raced  # type: ignore[assignment]
+
+
+def test_the_script_rejects_a_writer_that_lost_after_the_early_check(
+    redis_client: redis.Redis,
+) -> None:
+    store, rival = EventStore(redis_client), EventStore(redis_client)
+    store.append("g1", 0, [move(1)])
+    _race_before_script(store, rival, "g1")
+
+    with pytest.raises(VersionConflict) as caught:
+        store.append("g1", 1, [move(2), move(3)])
+
+    assert caught.value.current == 2
+    stored = store.read("g1")
+    assert [e["data"]["move"]["n"] for e in stored] == [1, 99]
+    assert chain_breaks(stored) == []
+
+
+def test_the_script_replays_a_request_that_won_after_the_early_check(
+    redis_client: redis.Redis,
+) -> None:
+    store, rival = EventStore(redis_client), EventStore(redis_client)
+    _race_before_script(store, rival, "g1", idempotency_key="k", request_hash="h")
+
+    result = store.append("g1", 0, [move(1)], idempotency_key="k", request_hash="h")
+
+    assert result.replayed
+    assert result.envelopes == store.read("g1") and store.version("g1") == 1
+
+
+def test_the_script_rejects_a_head_that_changed_under_the_same_version(
+    redis_client: redis.Redis,
+) -> None:
+    store = EventStore(redis_client)
+    store.append("g1", 0, [move(1)])
+    script = store._append
+
+    def tampered(*args: Any, **kwargs: Any) -> Any:
+        redis_client.hset("meeple:g:{g1}:meta", "head", "f" * 64)
+        return script(*args, **kwargs)
+
+    store._append = tampered  # type: ignore[assignment]
+    with pytest.raises(VersionConflict) as caught:
+        store.append("g1", 1, [move(2)])
+    assert caught.value.current == 1 and store.version("g1") == 1
+    assert len(store.read("g1")) == 1
+
+
+# -- durability -------------------------------------------------------------------------------
+
+
+def test_every_acknowledged_append_survives_kill_9(tmp_path: Path) -> None:
+    port, workdir = free_port(), tmp_path / "aof"
+    aof = ("--appendonly", "yes", "--appendfsync", "always")
+    server = start_redis(workdir, port, *aof)
+    try:
+        client = redis.Redis(port=port, socket_timeout=5, retry=Retry(NoBackoff(), 0))
+        store = EventStore(client)
+        acknowledged: list[Envelope] = []
+        failures: list[Exception] = []
+
+        def writer() -> None:
+            while True:
+                try:
+                    result = store.append("g1", len(acknowledged), [move(len(acknowledged))])
+                except Exception as exc:  # the server died under us
+                    failures.append(exc)
+                    return
+                acknowledged.extend(result.envelopes)
+
+        thread = threading.Thread(target=writer)
+        thread.start()
+        deadline = time.monotonic() + 20
+        while len(acknowledged) < 200 and thread.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.002)
+        assert thread.is_alive() and len(acknowledged) >= 200
+        server.send_signal(signal.SIGKILL)
+        server.wait(10)
+        thread.join(10)
+        client.close()
+
+        assert not thread.is_alive()
+        assert len(failures) == 1 and isinstance(failures[0], redis.ConnectionError)
+        server = start_redis(workdir, port, *aof)
+        restarted = EventStore(redis.Redis(port=port))
+        stored = restarted.read("g1")
+
+        count = len(acknowledged)
+        assert count <= len(stored) <= count + 1  # +1: written, but the reply was lost
+        assert stored[:count] == acknowledged
+        assert chain_breaks(stored) == []
+        assert restarted.head("g1") == (len(stored), stored[-1]["hash"])
+        restarted.append("g1", len(stored), [move(-1)])  # and the game goes on
+    finally:
+        server.kill()
+        server.wait(10)

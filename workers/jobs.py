@@ -1,0 +1,71 @@
+"""The RQ jobs. Each is idempotent: it re-reads the game and does nothing when stale."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+import structlog
+
+from events.application import Meeple
+from events.dispatch import RQDispatcher
+from events.exceptions import GameOver, IllegalMoveError, NotYourTurn, VersionConflict
+from events.players import bot_player
+from events.ratings import Ratings
+from events.store import NewEvent
+from events.table import Status
+from games.bots import random_move
+from games.rng import Rng
+
+log = structlog.get_logger()
+
+
+def _app() -> Meeple:
+    import redis
+
+    client = redis.Redis.from_url(os.environ["MEEPLE_REDIS_URL"])
+    return Meeple(client, RQDispatcher(client))
+
+
+def play_bot_turn(game_id: str, version: int, seat: int) -> str:
+    """Play one random legal move for a bot seat, if the game is still at `version`."""
+    app = _app()
+    table = app.load(game_id)
+    if table.version != version or seat not in table.actors():
+        return "stale"
+    assert table.state is not None
+    seed = app.store.get_seed(game_id) or b""
+    # The bot's own randomness: derived from the game seed so simulations replay exactly,
+    # under a separate key so it never repeats the game's own draws.
+    bot_rng = Rng(hashlib.sha256(b"bot/" + seed).digest(), version * 16 + seat)
+    move = random_move(table.game, table.state, seat, bot_rng)
+    try:
+        app.play_moves(bot_player(seat), game_id, [{"id": move["id"]}], version, seat)
+    except (VersionConflict, NotYourTurn, GameOver):
+        return "stale"  # someone else moved first; the dispatcher queued the next job
+    except IllegalMoveError:
+        log.error("bot move rejected", game_id=game_id, version=version, seat=seat)
+        raise
+    return "played"
+
+
+def score_game(game_id: str) -> str:
+    """Append GameScored for a finished game and update the leaderboard, exactly once."""
+    app = _app()
+    ratings = Ratings(app.redis)
+    table = app.load(game_id)
+    if table.status is not Status.ENDED:
+        return "not ended"
+    if table.ratings is not None:
+        ratings.apply(table.type, table.ratings)  # idempotent: re-set the recorded values
+        return "already scored"
+    with ratings.lock(table.type):
+        rows = ratings.compute(table)
+        try:
+            app.append_system_events(
+                game_id, [NewEvent("GameScored", {"ratings": rows}, "system")], table.version
+            )
+        except VersionConflict:
+            return score_game(game_id)  # something was appended meanwhile: look again
+        ratings.apply(table.type, rows)
+    return "scored"
