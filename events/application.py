@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 import redis
 from marshmallow import ValidationError
@@ -33,6 +35,34 @@ from games.registry import GAMES, UnknownGame, get_game
 
 # Without an expected version from the client, a lost race is retried this often.
 _RETRIES = 3
+# A snapshot (a cache of the folded table) is written every this many versions.
+SNAPSHOT_EVERY = 25
+CACHE_SIZE = 512
+
+T = TypeVar("T")
+
+
+class LRU(Generic[T]):
+    """A small thread-safe least-recently-used map (gunicorn threads share one)."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._items: OrderedDict[str, T] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> T | None:
+        with self._lock:
+            item = self._items.get(key)
+            if item is not None:
+                self._items.move_to_end(key)
+            return item
+
+    def put(self, key: str, item: T) -> None:
+        with self._lock:
+            self._items[key] = item
+            self._items.move_to_end(key)
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
 
 
 class Dispatcher(Protocol):
@@ -80,6 +110,10 @@ class Meeple:
         self.players = Players(client, prefix)
         self.lobby = Lobby(client, prefix)
         self.dispatcher: Dispatcher = dispatcher or NoDispatch()
+        # Tables and seeds are immutable, so a process may keep recent ones; `load` still
+        # asks Redis for the version each time, so another process's writes are seen.
+        self._tables: LRU[Table] = LRU(CACHE_SIZE)
+        self._seeds: LRU[bytes] = LRU(CACHE_SIZE)
 
     @classmethod
     def from_url(cls, url: str, dispatcher: Dispatcher | None = None) -> Meeple:
@@ -122,7 +156,7 @@ class Meeple:
         game_id = secrets.token_hex(8)
         table = evolve(Table.empty(game_id), _draft(created, 1), seed)
         events = [created]
-        joins = [(bot_player(s), s, True) for s in bot_seats]
+        joins: list[tuple[Player, int | None, bool]] = [(bot_player(s), s, True) for s in bot_seats]
         if join:
             joins.append((player, None, False))
         for who, seat, is_bot in joins:
@@ -131,7 +165,8 @@ class Meeple:
                 table = evolve(table, _draft(event, len(events)), seed)
         self.store.put_seed(game_id, seed)
         result = self.store.append(game_id, 0, events)
-        return self._committed(self._fold(Table.empty(game_id), result.envelopes, seed))
+        table = self._fold(Table.empty(game_id), result.envelopes, seed)
+        return self._committed(table, len(result.envelopes))
 
     def join_game(self, player: Player, game_id: str, seat: int | None = None) -> Table:
         for attempt in range(_RETRIES):
@@ -143,8 +178,8 @@ class Meeple:
                 if attempt == _RETRIES - 1:
                     raise
                 continue
-            seed = self.store.get_seed(game_id)
-            return self._committed(self._fold(table, result.envelopes, seed))
+            table = self._fold(table, result.envelopes, self._seed(game_id))
+            return self._committed(table, len(result.envelopes))
         raise AssertionError("unreachable")
 
     def play_moves(
@@ -174,7 +209,7 @@ class Meeple:
             try:
                 result = self.store.append(
                     game_id, table.version, decision.events,
-                    idempotency_key=key, request_hash=request_hash,
+                    idempotency_key=key, request_hash=request_hash, expected_head=table.head,
                 )
             except VersionConflict:
                 if expected_version is not None or attempt == _RETRIES - 1:
@@ -183,29 +218,39 @@ class Meeple:
             if result.replayed:
                 return MovesResult(self.load(game_id), result.envelopes, True)
             last = result.envelopes[-1]
-            table = replace(decision.table, version=last["v"], updated_at=last["at"])
-            return MovesResult(self._committed(table), result.envelopes, False)
+            table = replace(
+                decision.table, version=last["v"], head=last["hash"], updated_at=last["at"]
+            )
+            return MovesResult(self._committed(table, len(result.envelopes)), result.envelopes,
+                               False)
         raise AssertionError("unreachable")
 
     def append_system_events(self, game_id: str, events: list[NewEvent], expected: int) -> Table:
         """For workers: append events that are not moves (e.g. GameScored)."""
         table = self.load(game_id)
         result = self.store.append(game_id, expected, events)
-        return self._committed(self._fold(table, result.envelopes, self.store.get_seed(game_id)))
+        table = self._fold(table, result.envelopes, self._seed(game_id))
+        return self._committed(table, len(result.envelopes))
 
     # --- queries ----------------------------------------------------------
 
     def load(self, game_id: str) -> Table:
-        """The current table: the newest snapshot plus the events after it."""
-        snapshot = self.store.load_snapshot(game_id)
-        table = Table.from_json(snapshot[1]) if snapshot else Table.empty(game_id)
-        tail = self.store.read(game_id, table.version + 1)
-        if not tail:
-            if table.version == 0:
-                raise GameNotFound(f"no game {game_id}")
-            return table
-        table = self._fold(table, tail, self.store.get_seed(game_id))
-        self.store.save_snapshot(game_id, table.version, table.to_json())
+        """The current table: from this process's cache, else the newest snapshot, plus the
+        events after it. One round trip when the cache is current."""
+        version = self.store.version(game_id)
+        if version == 0:
+            raise GameNotFound(f"no game {game_id}")
+        table = self._tables.get(game_id)
+        if table is None or table.version > version:
+            snapshot = self.store.load_snapshot(game_id)
+            fresh = snapshot is not None and snapshot[0] <= version
+            table = Table.from_json(snapshot[1]) if fresh else Table.empty(game_id)  # type: ignore[index]
+        if table.version < version:
+            tail = self.store.read(game_id, table.version + 1, version)
+            table = self._fold(table, tail, self._seed(game_id))
+            if len(tail) >= SNAPSHOT_EVERY:
+                self.store.save_snapshot(game_id, table.version, table.to_json())
+        self._tables.put(game_id, table)
         return table
 
     def table_at(self, game_id: str, version: int) -> Table:
@@ -233,16 +278,21 @@ class Meeple:
 
     # --- helpers ----------------------------------------------------------
 
-    def _committed(self, table: Table) -> Table:
-        self.store.save_snapshot(table.id, table.version, table.to_json())
+    def _committed(self, table: Table, appended: int) -> Table:
+        """After a successful append of `appended` events that made `table`."""
+        self._tables.put(table.id, table)
+        crossed = table.version // SNAPSHOT_EVERY != (table.version - appended) // SNAPSHOT_EVERY
+        if crossed or table.status is Status.ENDED:
+            self.store.save_snapshot(table.id, table.version, table.to_json())
         self.lobby.record(summary(table))
         self.dispatcher.after_commit(table)
         return table
 
     def _seed(self, game_id: str) -> bytes:
-        seed = self.store.get_seed(game_id)
+        seed = self._seeds.get(game_id) or self.store.get_seed(game_id)
         if seed is None:
             raise GameNotFound(f"no game {game_id}")
+        self._seeds.put(game_id, seed)
         return seed
 
     @staticmethod

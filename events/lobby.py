@@ -74,7 +74,7 @@ class Lobby:
         raw = self._redis.hget(f"{self._base}:summary", game_id)
         return json.loads(raw) if raw else None
 
-    def list(
+    def page(
         self,
         *,
         game_type: str | None = None,
@@ -108,7 +108,7 @@ class Lobby:
                  and (status is None or g["status"] == status)]
         return Page(games[offset:offset + limit], len(games), offset, limit)
 
-    def _summaries(self, ids: list[bytes]) -> list[dict[str, Any]]:
+    def _summaries(self, ids: Any) -> list[dict[str, Any]]:
         if not ids:
             return []
         raws = self._redis.hmget(f"{self._base}:summary", ids)

@@ -14,6 +14,10 @@ from events.exceptions import NotFound, Unauthorized
 BOT_PREFIX = "bot:"
 
 
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
 @dataclass(frozen=True)
 class Player:
     id: str
@@ -62,10 +66,10 @@ class Players:
         data = self._redis.hgetall(self._player_key(player_id))
         if not data:
             raise NotFound(f"no player {player_id}")
-        return Player(player_id, data[b"name"].decode(), data[b"created_at"].decode())
+        return Player(player_id, _text(data[b"name"]), _text(data[b"created_at"]))
 
     def authenticate(self, api_key: str) -> Player:
         player_id = self._redis.get(self._apikey_key(_key_digest(api_key)))
         if player_id is None:
             raise Unauthorized("unknown API key")
-        return self.get(player_id.decode())
+        return self.get(_text(player_id))

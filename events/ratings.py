@@ -37,7 +37,8 @@ class Ratings:
         if raw is None:
             default = _MODEL.rating()
             return default.mu, default.sigma
-        mu, sigma = raw.decode().split(",")
+        text = raw.decode() if isinstance(raw, bytes) else str(raw)
+        mu, sigma = text.split(",")
         return float(mu), float(sigma)
 
     def compute(self, table: Table) -> list[dict[str, Any]]:
@@ -72,8 +73,10 @@ class Ratings:
         pipe.execute()
 
     def leaderboard(self, game_type: str, limit: int = 20) -> list[dict[str, Any]]:
-        rows = self._redis.zrevrange(self._board(game_type), 0, limit - 1, withscores=True)
+        rows: list[tuple[bytes, float]] = self._redis.zrevrange(  # type: ignore[assignment]
+            self._board(game_type), 0, limit - 1, withscores=True
+        )
         return [
-            {"rank": i + 1, "player_id": pid.decode(), "rating": round(score, 3)}
+            {"rank": i + 1, "player_id": pid.decode(), "rating": round(float(score), 3)}
             for i, (pid, score) in enumerate(rows)
         ]

@@ -69,24 +69,23 @@ class EventStore:
         *,
         idempotency_key: str | None = None,
         request_hash: str = "",
+        expected_head: str | None = None,
     ) -> AppendResult:
+        """Append `events` after `expected_version`, atomically, or raise VersionConflict.
+
+        A caller that already knows the head hash at `expected_version` passes it as
+        `expected_head` and saves a round trip; the script checks it all the same.
+        """
         if not events:
             raise ValueError("nothing to append")
         keys = [self._key(game_id, "events"), self._key(game_id, "meta")]
         if idempotency_key is not None:
             keys.append(self._key(game_id, f"idem:{idempotency_key}"))
 
-        # A cheap early version check; the script repeats it atomically, after its own check of
-        # the idempotency key (a retry after success must replay, not conflict).
-        pipe = self._redis.pipeline(transaction=False)
-        pipe.hmget(keys[1], ["version", "head"])
-        if idempotency_key is not None:
-            pipe.exists(keys[2])
-        replies = pipe.execute()
-        version, head = _version_head(replies[0])
-        seen_key = idempotency_key is not None and bool(replies[1])
-        if version != expected_version and not seen_key:
-            raise VersionConflict(current=version)
+        if expected_head is not None:
+            version, head = expected_version, expected_head
+        else:
+            version, head = self._early_check(keys, expected_version, idempotency_key)
 
         envelopes: list[Envelope] = []
         prev = head
@@ -106,6 +105,40 @@ class EventStore:
         if status == "replay":
             return AppendResult(self.read(game_id, int(reply[1]), int(reply[2])), replayed=True)
         raise IdempotencyKeyReused(f"idempotency key {idempotency_key!r} was reused")
+
+    def _early_check(
+        self, keys: list[str], expected_version: int, idempotency_key: str | None
+    ) -> tuple[int, str]:
+        # A cheap early version check; the script repeats it atomically, after its own check of
+        # the idempotency key (a retry after success must replay, not conflict).
+        pipe = self._redis.pipeline(transaction=False)
+        pipe.hmget(keys[1], ["version", "head"])
+        if idempotency_key is not None:
+            pipe.exists(keys[2])
+        replies = pipe.execute()
+        version, head = _version_head(replies[0])
+        seen_key = idempotency_key is not None and bool(replies[1])
+        if version != expected_version and not seen_key:
+            raise VersionConflict(current=version)
+        return version, head
+
+    def earlier_result(
+        self, game_id: str, idempotency_key: str, request_hash: str
+    ) -> list[Envelope] | None:
+        """The envelopes an earlier request with this key wrote; None if there was none.
+
+        Lets a use case answer a retry before it re-decides anything (the game has
+        moved on since). A key reused for a different request raises IdempotencyKeyReused.
+        """
+        stored = self._redis.hmget(
+            self._key(game_id, f"idem:{idempotency_key}"), ["request_hash", "first", "last"]
+        )
+        if stored[0] is None:
+            return None
+        stored_hash, first, last = (_text(value or "") for value in stored)
+        if stored_hash != request_hash:
+            raise IdempotencyKeyReused(f"idempotency key {idempotency_key!r} was reused")
+        return self.read(game_id, int(first), int(last))
 
     def put_seed(self, game_id: str, seed: bytes) -> None:
         if not self._redis.set(self._key(game_id, "seed"), seed.hex(), nx=True):

@@ -9,7 +9,7 @@ never part of a Table.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from enum import Enum
 from typing import Any
 
@@ -53,6 +53,7 @@ class Table:
     seats: tuple[Seat, ...] = ()
     status: Status = Status.OPEN
     version: int = 0
+    head: str = ""  # hash of the envelope at `version`: the next append chains to it
     created_at: str = ""
     updated_at: str = ""
     created_by: str = ""
@@ -86,8 +87,11 @@ class Table:
         return sorted(self.game.actors(self.state))
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
+        # By hand, not dataclasses.asdict: that deep-copies the whole game state, which
+        # is already plain JSON data and is never mutated.
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
         data["status"] = self.status.value
+        data["seats"] = [asdict(seat) for seat in self.seats]
         return data
 
     @classmethod
@@ -104,7 +108,7 @@ class Table:
 def evolve(table: Table, envelope: dict[str, Any], seed: bytes | None) -> Table:
     """The table after one more event. `seed` is needed to re-execute moves."""
     kind, data, v = envelope["type"], envelope["data"], envelope["v"]
-    table = replace(table, version=v, updated_at=envelope["at"])
+    table = replace(table, version=v, head=envelope.get("hash", ""), updated_at=envelope["at"])
     if kind == "GameCreated":
         return replace(
             table,

@@ -76,7 +76,9 @@ class LeaderboardOut(Strict):
 
 class GameCreate(Strict):
     type = fields.String(
-        required=True, validate=validate.OneOf(sorted(GAMES)), metadata={"description": "A game type id"}
+        required=True,
+        validate=validate.OneOf(sorted(GAMES)),
+        metadata={"description": "A game type id"},
     )
     seats = fields.Integer(required=True, validate=validate.Range(min=1, max=10))
     options = fields.Dict(load_default=dict)

@@ -22,6 +22,7 @@ class MeepleApi(Api):  # type: ignore[misc]
     """flask-smorest's Api, with problem+json as the documented error body."""
 
     ERROR_SCHEMA = Problem
+    DEFAULT_RESPONSE_CONTENT_TYPE: str
 
     def _register_responses(self) -> None:
         saved = self.DEFAULT_RESPONSE_CONTENT_TYPE

@@ -31,7 +31,7 @@ from service.schemas import (
 )
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games and their moves")
-BEARER = [{"bearerAuth": []}]
+BEARER: list[dict[str, list[str]]] = [{"bearerAuth": []}]
 IDEMPOTENCY = {"name": "Idempotency-Key", "in": "header", "required": False,
                "schema": {"type": "string", "maxLength": 200},
                "description": "Retrying with the same key returns the first result"}
@@ -52,7 +52,8 @@ def seat_for(table: Table, player: Player, wanted: int | None) -> int | None:
             raise NotSeated(f"seat {wanted} is not yours")
         return wanted
     acting = [s for s in mine if s in table.actors()]
-    return (acting or mine or [None])[0]
+    candidates = acting or mine
+    return candidates[0] if candidates else None
 
 
 def game_out(table: Table, player: Player, wanted: int | None = None) -> dict[str, Any]:
@@ -92,7 +93,7 @@ def list_games(query: dict[str, Any]) -> dict[str, Any]:
     """Games, newest first, filtered by type, status and player ('me' for yours)."""
     player = current_player()
     player_id = player.id if query.get("player") == "me" else query.get("player")
-    page = meeple().lobby.list(
+    page = meeple().lobby.page(
         game_type=query.get("type"), status=query.get("status"), player_id=player_id,
         offset=query["offset"], limit=query["limit"],
     )

@@ -9,7 +9,7 @@ from service.auth import current_player, meeple
 from service.schemas import PlayerCreate, PlayerCreated, PlayerOut
 
 blp = Blueprint("players", __name__, url_prefix="/v1/players", description="Player accounts")
-BEARER = [{"bearerAuth": []}]
+BEARER: list[dict[str, list[str]]] = [{"bearerAuth": []}]
 
 
 @blp.route("", methods=["POST"])

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -88,6 +88,14 @@ def option_variants(game: Game) -> list[dict[str, Any]]:
 
 def seats_and_spectator(players: int) -> list[Seat | None]:
     return [*range(players), None]
+
+
+def seats_to_check(seed: bytes, purpose: str, index: int, players: int,
+                   all_seats: bool) -> list[Seat]:
+    """Every seat, or one random seat: the expensive per-seat checks sample one per step."""
+    if all_seats:
+        return list(range(players))
+    return [harness_rng(seed, f"seat/{purpose}", index).randbelow(players)]
 
 
 def visible_facts(facts: list[Fact], seat: Seat | None) -> list[Fact]:
@@ -336,24 +344,29 @@ def check_json_round_trip(game: Game, players: int, seed: SeedLike, **kw: Any) -
     assert_json(playout.state, "final state")
 
 
-def check_play_does_not_mutate(game: Game, players: int, seed: SeedLike, **kw: Any) -> None:
+def check_play_does_not_mutate(game: Game, players: int, seed: SeedLike, *,
+                               all_seats: bool = False, **kw: Any) -> None:
     """`play` leaves its input alone, and so do the read-only members."""
     playout = Playout(game, players, seed, snapshots=True, **kw)
     for step in playout:
         assert_same(step.state, step.snapshot, f"play mutated its input at move {step.index}")
         before = copy.deepcopy(step.after)
-        _touch_read_only(game, step.after, players, harness_rng(playout.seed, "touch", step.index))
+        seats = seats_to_check(playout.seed, "touch", step.index, players, all_seats)
+        rng = harness_rng(playout.seed, "touch", step.index)
+        _touch_read_only(game, step.after, players, seats, rng)
         assert_same(step.after, before, f"a read-only member mutated the state after {step.index}")
 
 
-def _touch_read_only(game: Game, state: State, players: int, rng: Rng) -> None:
+def _touch_read_only(game: Game, state: State, players: int, seats: list[Seat],
+                     rng: Rng) -> None:
     game.actors(state)
     game.is_over(state)
     for seat in range(players):
         game.legal_moves(state, seat)
+    for seat in seats:
         game.determinize(state, seat, rng)
-    for seat in seats_and_spectator(players):
-        game.view(state, seat)
+    for reader in seats_and_spectator(players):
+        game.view(state, reader)
     if game.is_over(state):
         game.score(state)
 
@@ -411,20 +424,22 @@ def check_illegal_moves(game: Game, players: int, seed: SeedLike, **kw: Any) -> 
             assert_refused(game, step.state, before, seat, move, rng)
 
 
-def check_no_leaks(game: Game, players: int, seed: SeedLike, **kw: Any) -> int:
+def check_no_leaks(game: Game, players: int, seed: SeedLike, *, all_seats: bool = False,
+                   **kw: Any) -> int:
     """Views and facts depend only on what their reader may know.
 
-    For each seat s, `determinize(state, s)` is another world s cannot tell apart from the real
+    For a seat s, `determinize(state, s)` is another world s cannot tell apart from the real
     one: view(·, s) and the spectator's view must be equal in both. And if the move just played
     is legal there too and s still cannot tell the worlds apart afterwards, the facts s may read
-    must be equal as well. Returns how many determinizations differed from the real state (0
-    means the check was vacuous for this game).
+    must be equal as well (likewise for the spectator, in a world determinized for the mover).
+    s is one random seat per step, or every seat with `all_seats`. Returns how many
+    determinizations differed from the real state (0: the check proved nothing here).
     """
     playout = Playout(game, players, seed, **kw)
     informative = 0
     for step in playout:
         spectator = game.view(step.state, None)
-        for seat in range(players):
+        for seat in seats_to_check(playout.seed, "leaks", step.index, players, all_seats):
             other = game.determinize(step.state, seat, _det_rng(playout.seed, step.index, seat))
             informative += other != step.state
             where = f"before move {step.index}"
@@ -457,13 +472,18 @@ def _assert_facts_hidden(game: Game, seed: bytes, step: Step, other: State,
                 f"move {step.index}: the facts for {reader} tell it what its view does not")
 
 
-def check_determinize(game: Game, players: int, seed: SeedLike, **kw: Any) -> None:
-    """Determinized states are reproducible, keep what is public, and play to the end."""
+def check_determinize(game: Game, players: int, seed: SeedLike, *, all_seats: bool = False,
+                      **kw: Any) -> None:
+    """Determinized states are reproducible, keep what is public, and play to the end.
+
+    Checks one random seat per step (every seat with `all_seats`), and plays one determinized
+    state, at a random step, to the end.
+    """
     playout = Playout(game, players, seed, **kw)
     chooser = harness_rng(playout.seed, "rollout")
     chosen: tuple[State, int] | None = None
     for step in playout:
-        for seat in range(players):
+        for seat in seats_to_check(playout.seed, "determinize", step.index, players, all_seats):
             _assert_determinization(game, step.state, seat, players, playout.seed, step.index)
         if chooser.randbelow(step.index) == 0:  # reservoir: a uniformly random step
             chosen = (step.state, step.index)
@@ -498,7 +518,7 @@ def _roll_out(game: Game, players: int, seed: bytes, state: State, index: int,
 
 
 # Every per-game check, by name, for the test modules to parametrize over.
-CHECKS = {
+CHECKS: dict[str, Callable[..., Any]] = {
     "playout": check_playout,
     "replay": check_replay,
     "json": check_json_round_trip,

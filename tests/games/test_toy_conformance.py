@@ -165,3 +165,11 @@ def test_the_correct_toy_passes_the_same_runs(game: ToyGame, check: Check, messa
     for seed in range(50):
         for players in PLAYER_COUNTS:
             check(GAME, players, seed)
+
+
+@pytest.mark.parametrize("check", [conf.check_no_leaks, conf.check_determinize,
+                                   conf.check_play_does_not_mutate])
+def test_toy_passes_with_every_seat_at_every_step(check: Check) -> None:
+    for seed in range(10):
+        for players in PLAYER_COUNTS:
+            check(GAME, players, seed, all_seats=True)

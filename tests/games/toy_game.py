@@ -33,7 +33,7 @@ class ToyGame:
     min_players = 2
     max_players = 4
     rules_version = "1"
-    options = ToyOptions
+    options: type[Schema] = ToyOptions
 
     # -- setup and turn structure ------------------------------------------------------------
 

@@ -260,6 +260,27 @@ class EventStoreContract:
         assert again.envelopes == first.envelopes
         assert store.version(game) == 3
 
+    def test_a_known_head_saves_the_read_but_is_still_checked(
+        self, store: EventStore, game: str
+    ) -> None:
+        first = store.append(game, 0, [move(1)])
+        head = first.envelopes[-1]["hash"]
+        second = store.append(game, 1, [move(2)], expected_head=head)
+        assert second.envelopes[0]["prev"] == head
+        with pytest.raises(VersionConflict):  # a stale head, as a stale cache would give
+            store.append(game, 2, [move(3)], expected_head=head)
+        with pytest.raises(VersionConflict):
+            store.append(game, 1, [move(3)], expected_head=head)
+        assert store.version(game) == 2
+
+    def test_earlier_result_finds_what_a_key_wrote(self, store: EventStore, game: str) -> None:
+        assert store.earlier_result(game, "k1", "h") is None
+        first = store.append(game, 0, [move(1), move(2)], idempotency_key="k1", request_hash="h")
+        store.append(game, 2, [move(3)])
+        assert store.earlier_result(game, "k1", "h") == first.envelopes
+        with pytest.raises(IdempotencyKeyReused):
+            store.earlier_result(game, "k1", "other request")
+
     def test_a_reused_idempotency_key_is_refused(self, store: EventStore, game: str) -> None:
         store.append(game, 0, [move(1)], idempotency_key="k1", request_hash="h1")
         with pytest.raises(IdempotencyKeyReused):
