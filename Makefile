@@ -31,7 +31,14 @@ venv: $(STAMP)
 run: $(STAMP)
 	$(BIN)/meeple run $(ARGS)
 
-test: lint typecheck pytest
+# All three run even when one fails, so one report shows every problem;
+# the exit status is non-zero if any of them failed.
+test: $(STAMP)
+	@status=0; \
+	echo "== ruff"; $(BIN)/ruff check . || status=1; \
+	echo "== mypy"; $(BIN)/mypy || status=1; \
+	echo "== pytest"; $(BIN)/pytest || status=1; \
+	exit $$status
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -1,6 +1,6 @@
 -- append.lua: atomic, checked append of a batch of sealed envelopes to one game's stream.
 --
--- KEYS[1]  {prefix}:g:{<game>}:events       the stream (entry id "<v>-1", field "e")
+-- KEYS[1]  {prefix}:g:{<game>}:events       the stream (entry id "<v>-1")
 -- KEYS[2]  {prefix}:g:{<game>}:meta         hash: version, head
 -- KEYS[3]  {prefix}:g:{<game>}:idem:<key>   optional; hash: request_hash, first, last
 -- ARGV[1]  expected version (the version the envelopes were sealed on)
@@ -8,7 +8,8 @@
 -- ARGV[3]  new head (the `hash` of the last envelope)
 -- ARGV[4]  request hash (idempotency)
 -- ARGV[5]  idempotency ttl, seconds
--- ARGV[6…] canonical JSON of each envelope, in version order
+-- ARGV[6…] five values per envelope, in version order: type, at, by, hash, data (JSON);
+--          see _entry_fields in store.py
 --
 -- Returns {"ok", last} | {"conflict", current} | {"replay", first, last} | {"reused"}.
 -- The idempotency check comes first so that a retry after success replays.
@@ -36,9 +37,10 @@ if version ~= expected or head ~= ARGV[2] then
 end
 
 local last = expected
-for i = FIRST_ENVELOPE, #ARGV do
+for i = FIRST_ENVELOPE, #ARGV, 5 do
   last = last + 1
-  redis.call("XADD", KEYS[1], last .. "-1", "e", ARGV[i])
+  redis.call("XADD", KEYS[1], last .. "-1", "type", ARGV[i], "at", ARGV[i + 1],
+             "by", ARGV[i + 2], "hash", ARGV[i + 3], "data", ARGV[i + 4])
 end
 redis.call("HSET", KEYS[2], "version", last, "head", ARGV[3])
 

@@ -227,9 +227,9 @@ def decide_moves(
             state, facts = game.play(state, acting, chosen, Rng(seed, version))
         except IllegalMove as err:
             raise IllegalMoveError(err.code, err.detail, index) from None
-        events.append(
-            NewEvent("MovePlayed", {"seat": acting, "move": chosen, "facts": facts}, player_id)
-        )
+        # The id alone decides a move (labels are presentation), and keeps the log small.
+        played = {"seat": acting, "move": {"id": chosen["id"]}, "facts": facts}
+        events.append(NewEvent("MovePlayed", played, player_id))
         all_facts.append(facts)
     new_table = replace(table, state=state, version=version)
     if game.is_over(state):
