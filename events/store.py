@@ -171,7 +171,7 @@ class EventStore:
         prev = GENESIS
         envelopes: list[Envelope] = []
         for entry_id, fields in entries:
-            v = int(_text(entry_id).split("-")[0])
+            v = int(_text(entry_id or b"0").split("-")[0])
             envelope = _envelope(v, prev, fields)
             prev = envelope["hash"]
             if v >= first:
