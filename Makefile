@@ -12,6 +12,7 @@ STAMP  := $(VENV)/.installed
 help:
 	@echo "make run        start the API, a worker and (if MEEPLE_REDIS_URL is unset) a private redis"
 	@echo "make test       ruff, mypy and the whole pytest suite"
+	@echo "make venv       create .venv and install the project (automatic for the others)"
 	@echo "make lint       ruff only"
 	@echo "make openapi    write openapi.yaml from the running code"
 	@echo "make bench      bench/moves.py and bench/memory.py (a few minutes)"

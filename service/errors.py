@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import redis
 import structlog
 from flask import Flask, Response, json
 from werkzeug.exceptions import HTTPException
@@ -45,6 +46,7 @@ _HTTP_CODES = {
     422: "invalid_request",
     428: "precondition_required",
     429: "rate_limited",
+    503: "unavailable",
 }
 
 
@@ -92,6 +94,15 @@ def handle_http_error(error: HTTPException) -> Response:
     return response
 
 
+def handle_redis_down(error: redis.exceptions.RedisError) -> Response:
+    # The store is unreachable: nothing was written, the client may retry (with its
+    # Idempotency-Key, a retry can never play a move twice).
+    log.warning("redis unavailable", error=repr(error))
+    response = problem(503, "store_unavailable", "the game store is unavailable; retry shortly")
+    response.headers["Retry-After"] = "1"
+    return response
+
+
 def handle_unexpected(error: Exception) -> Response:
     log.exception("unhandled error", error=repr(error))
     return problem(500, "internal_error", "something went wrong on our side; it was logged")
@@ -100,4 +111,7 @@ def handle_unexpected(error: Exception) -> Response:
 def init_app(app: Flask) -> None:
     app.register_error_handler(ex.MeepleError, handle_meeple_error)
     app.register_error_handler(HTTPException, handle_http_error)
+    app.register_error_handler(redis.exceptions.ConnectionError, handle_redis_down)
+    app.register_error_handler(redis.exceptions.TimeoutError, handle_redis_down)
+    app.register_error_handler(redis.exceptions.BusyLoadingError, handle_redis_down)
     app.register_error_handler(Exception, handle_unexpected)

@@ -43,10 +43,8 @@ class ResPublica:
     def play(self, state: State, seat: Seat, move: Move, rng: Rng) -> tuple[State, list[Fact]]:
         if seat not in rules.actors(state):
             raise IllegalMove("not_your_turn", f"seat {seat} is not asked to act now")
-        chosen = find_move(self.legal_moves(state, seat), move)
-        new = rules.copy_state(state)
-        facts = rules.PLAY[new["phase"]](new, seat, chosen)
-        return new, facts
+        chosen = find_move(rules.MOVES[state["phase"]](state, seat), move)
+        return rules.play(state, seat, chosen)
 
     def view(self, state: State, seat: Seat | None) -> dict[str, Any]:
         return view.view(state, seat)

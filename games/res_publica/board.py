@@ -28,6 +28,7 @@ def who(seat: int) -> str:
 
 
 def new_player() -> Player:
+    """A player's area; `copy_player` copies each of its containers."""
     return {
         "hand": {},
         "stations": [],  # [{"points": 3, "trooper": None | {"card", "by"}}]
@@ -37,6 +38,26 @@ def new_player() -> Player:
         "missions": {m: False for m in MISSIONS},
         "trades": 0,  # Trade tokens placed on the "3 trades" mission
     }
+
+
+def copy_player(player: Player) -> Player:
+    """A deep copy of a player's area, key order kept (much faster than a generic copy).
+    Every container of `new_player` must be copied here."""
+    return {
+        **player,
+        "hand": dict(player["hand"]),
+        "stations": [_copy_placed(s) for s in player["stations"]],
+        "cities": list(player["cities"]),
+        "resorts": list(player["resorts"]),
+        "locations": [_copy_placed(loc) for loc in player["locations"]],
+        "missions": dict(player["missions"]),
+    }
+
+
+def _copy_placed(card: dict[str, Any]) -> dict[str, Any]:
+    """A Space Station or location, with its Trooper."""
+    trooper = card["trooper"]
+    return {**card, "trooper": None if trooper is None else dict(trooper)}
 
 
 def active_stations(player: Player) -> int:

@@ -21,7 +21,12 @@ SCORE_PILES: dict[str, dict[str, Any]] = DATA["score_piles"]
 Hand = dict[str, int]
 
 
+# Per-card lookup tables (the hot paths read these instead of the nested data).
 NAMES: dict[str, str] = {c: str(spec["name"]) for c, spec in CARDS.items()}
+CATEGORY: dict[str, str] = {c: str(spec["category"]) for c, spec in CARDS.items()}
+DECK: dict[str, str] = {c: str(spec["deck"]) for c, spec in CARDS.items()}
+COUNT: dict[str, int] = {c: int(spec["count"]) for c, spec in CARDS.items()}
+KEYWORDS: dict[str, frozenset[str]] = {c: frozenset(spec["keywords"]) for c, spec in CARDS.items()}
 
 
 def name(card: str) -> str:
@@ -29,16 +34,16 @@ def name(card: str) -> str:
 
 
 def has(card: str, keyword: str) -> bool:
-    return keyword in CARDS[card]["keywords"]
+    return keyword in KEYWORDS[card]
 
 
 def category(card: str) -> str:
-    return str(CARDS[card]["category"])
+    return CATEGORY[card]
 
 
 def deck_of(card: str) -> str:
     """Which deck (and so which discard pile) the card belongs to: "race" or "tech"."""
-    return str(CARDS[card]["deck"])
+    return DECK[card]
 
 
 def with_keyword(keyword: str) -> list[str]:

@@ -27,6 +27,9 @@ from games.res_publica.cards import (
 
 WILDS = with_keyword("wild")
 MISSION_TECH = [c for c in of_category("tech") if not has(c, "no_mission")]
+RACES, TECHS = of_category("race"), of_category("tech")
+STATION_RACES = [c for c in RACES if not has(c, "no_station")]
+CITY_TECHS = [c for c in TECHS if not has(c, "no_city")]
 
 Group = tuple[str, Hand]  # (id suffix, cards)
 
@@ -41,13 +44,19 @@ def wild_for(card: str) -> str | None:
     return None
 
 
+WILD_FOR: dict[str, str | None] = {c: wild_for(c) for c in CARD_IDS}
+
+
 def identical(hand: Hand, card: str, size: int) -> list[Group]:
     """Every way to show `size` identical `card`s, wilds filling in; one real card at least."""
-    wild = wild_for(card)
+    have = hand.get(card, 0)
+    wild = WILD_FOR[card]
     spare = hand.get(wild, 0) if wild else 0
+    if not have or have + spare < size:
+        return []
     groups: list[Group] = []
     for used in range(min(spare, size - 1) + 1):
-        if hand.get(card, 0) >= size - used:
+        if have >= size - used:
             cards = {card: size - used}
             if used and wild:
                 cards[wild] = used
@@ -55,30 +64,33 @@ def identical(hand: Hand, card: str, size: int) -> list[Group]:
     return groups
 
 
+def all_identical(hand: Hand, cards: list[str], size: int) -> list[Group]:
+    """`identical` for each of `cards` in turn (skipping the ones not in hand, quickly)."""
+    return [g for c in cards if c in hand for g in identical(hand, c, size)]
+
+
 def _station(state: State, player: Player) -> list[Group]:
-    size = DISPLAYS["station"]["identical"]
-    races = [c for c in of_category("race") if not has(c, "no_station")]
-    return [g for c in races for g in identical(player["hand"], c, size)]
+    return all_identical(player["hand"], STATION_RACES, DISPLAYS["station"]["identical"])
 
 
 def _city(state: State, player: Player) -> list[Group]:
     size = city_size(player, DISPLAYS["city"]["identical"])
-    techs = [c for c in of_category("tech") if not has(c, "no_city")]
-    return [g for c in techs for g in identical(player["hand"], c, size)]
+    return all_identical(player["hand"], CITY_TECHS, size)
 
 
 def _keyword_group(keyword: str, display: str) -> Callable[[State, Player], list[Group]]:
+    cards = with_keyword(keyword)
+
     def groups(state: State, player: Player) -> list[Group]:
-        size = DISPLAYS[display]["identical"]
-        return [g for c in with_keyword(keyword) for g in identical(player["hand"], c, size)]
+        return all_identical(player["hand"], cards, DISPLAYS[display]["identical"])
 
     return groups
 
 
 def _colony(state: State, player: Player) -> list[Group]:
     rule, hand = DISPLAYS["colony"], player["hand"]
-    races = [g for c in of_category("race") for g in identical(hand, c, rule["race"])]
-    techs = [g for c in of_category("tech") for g in identical(hand, c, rule["tech"])]
+    races = all_identical(hand, RACES, rule["race"])
+    techs = all_identical(hand, TECHS, rule["tech"]) if races else []
     groups = []
     for race_id, race_cards in races:
         for tech_id, tech_cards in techs:

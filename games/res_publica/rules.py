@@ -12,13 +12,13 @@ When the game ends: "reveal" (from the finishing player clockwise, each may stil
 for Stations and Cities, then says "done"), then "over".
 
 Each phase has ONE function listing its legal moves (MOVES) and one applying them (PLAY).
-State is plain JSON data; `play` works on a copy.
+State is plain JSON data; `play` works on a copy of the parts the move changes (FOOTPRINT).
 """
 
 from __future__ import annotations
 
-import pickle
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 from games.contract import Fact, Move, fact
@@ -29,6 +29,7 @@ from games.res_publica.board import (
     active_stations,
     block,
     blockable,
+    copy_player,
     new_player,
     release_troopers,
     who,
@@ -57,10 +58,51 @@ TROOPERS = with_keyword("trooper")
 DONE: Move = {"id": "done", "label": "Done displaying", "kind": "done"}
 
 
-def copy_state(state: State) -> State:
-    """A deep copy of plain JSON data (a pickle round-trip: 4x faster than copy.deepcopy)."""
-    copied: State = pickle.loads(pickle.dumps(state, pickle.HIGHEST_PROTOCOL))
-    return copied
+# --- copy-on-write: `play` copies only the parts of the state a move may change -----------
+
+# The top-level parts each kind of move changes in place (below the top level). Everything
+# else is shared between the old and the new state, so no code may mutate it in place:
+# reassigning a top-level key ("phase", "trade" = None, ...) is always fine.
+FOOTPRINT: dict[str, tuple[str, ...]] = {
+    "trade": (),  # a new trade dict replaces None
+    "use": (),  # a new colony dict replaces None
+    "trooper": ("seats",),
+    "display": ("seats", "discards", "piles", "locations"),
+    "draw": ("seats", "decks", "discards"),  # the end of the turn releases Troopers
+    "add": ("trade",),
+    "and": ("trade",),
+    "or": ("trade",),
+    "submit": ("trade",),
+    "pass": ("trade",),
+    "cancel": ("trade",),  # a draft is reset (the other cancels reassign only)
+    "accept": ("trade", "seats"),  # the swap: hands, Trade tokens, missions
+    "decline": (),  # the trade ends: None replaces it
+    "pick": ("trade", "seats"),
+    "give": ("colony", "seats"),
+    "discard": ("colony", "seats", "discards"),
+    "take": ("colony", "seats", "discards"),
+    "done": ("reveal",),
+}
+
+
+COPIERS: dict[str, Callable[[Any], Any]] = {
+    "seats": lambda seats: [copy_player(p) for p in seats],
+    "decks": lambda decks: {deck: list(cards) for deck, cards in decks.items()},
+    "discards": lambda piles: {deck: dict(pile) for deck, pile in piles.items()},
+    "piles": lambda piles: {pile: list(values) for pile, values in piles.items()},
+    "locations": dict,
+    "trade": lambda t: None if t is None else trade.copy_trade(t),
+    "colony": lambda colony: None if colony is None else dict(colony),
+    "reveal": lambda reveal: None if reveal is None else dict(reveal),
+}
+
+
+def play(state: State, seat: int, move: Move) -> tuple[State, list[Fact]]:
+    """Apply a legal move to a copy: new containers for what it changes, the rest shared."""
+    new = dict(state)
+    for part in FOOTPRINT[move["kind"]]:
+        new[part] = COPIERS[part](state[part])
+    return new, PLAY[new["phase"]](new, seat, move)
 
 
 # --- setup -------------------------------------------------------------------------------
@@ -249,16 +291,19 @@ def draw_options(state: State, seat: int) -> list[tuple[int, int]]:
 
 def draw_moves(state: State, seat: int) -> list[Move]:
     options = draw_options(state, seat)
-    moves = []
-    for race, tech in options:
-        code = (f"{race}r" if race else "") + (f"{tech}t" if tech else "")
-        what = " + ".join(
-            text for n, text in ((race, f"{race} Race"), (tech, f"{tech} Technology")) if n
-        )
-        label = f"Draw {what or 'nothing'} and end your turn"
-        move_id = "draw" if len(options) == 1 else f"draw:{code}"
-        moves.append({"id": move_id, "label": label, "kind": "draw", "race": race, "tech": tech})
-    return moves
+    return [dict(_draw_move(race, tech, len(options) == 1)) for race, tech in options]
+
+
+@cache
+def _draw_move(race: int, tech: int, only: bool) -> Move:
+    """The move drawing (race, tech) cards (a template: hand out copies only)."""
+    code = (f"{race}r" if race else "") + (f"{tech}t" if tech else "")
+    what = " + ".join(
+        text for n, text in ((race, f"{race} Race"), (tech, f"{tech} Technology")) if n
+    )
+    label = f"Draw {what or 'nothing'} and end your turn"
+    move_id = "draw" if only else f"draw:{code}"
+    return {"id": move_id, "label": label, "kind": "draw", "race": race, "tech": tech}
 
 
 def draw(state: State, seat: int, move: Move) -> list[Fact]:
@@ -350,9 +395,10 @@ def breakdown(state: State, seat: int) -> dict[str, int]:
 
 
 def score(state: State) -> dict[str, Any]:
-    totals = [sum(breakdown(state, seat).values()) for seat in range(state["players"])]
+    parts = [breakdown(state, seat) for seat in range(state["players"])]
+    totals = [sum(part.values()) for part in parts]
     sheets = [
-        {"seat": seat, "total": total, "breakdown": breakdown(state, seat),
+        {"seat": seat, "total": total, "breakdown": parts[seat],
          "rank": 1 + sum(1 for other in totals if other > total)}
         for seat, total in enumerate(totals)
     ]

@@ -22,17 +22,19 @@ from games.contract import Fact, Move, fact
 from games.res_publica.board import State, flip_missions, who
 from games.res_publica.cards import (
     CARD_IDS,
-    CARDS,
+    COUNT,
     DATA,
+    DECK,
     Hand,
     add,
     counted,
-    deck_of,
     remove,
     size,
 )
 
 Side = dict[str, Any]
+REQUEST: Move = {"id": "request", "label": "Request cards", "kind": "trade", "mode": "request"}
+OFFER: Move = {"id": "offer", "label": "Offer cards", "kind": "trade", "mode": "offer"}
 AND: Move = {"id": "and", "label": "Name a second card type, joined by 'and'", "kind": "and"}
 OR: Move = {"id": "or", "label": "Name a second card type, joined by 'or'", "kind": "or"}
 SUBMIT: Move = {"id": "submit", "label": "Say it (submit)", "kind": "submit"}
@@ -47,6 +49,18 @@ def empty_side() -> Side:
 
 def copy_side(side: Side) -> Side:
     return {"items": [dict(it) for it in side["items"]], "join": side["join"]}
+
+
+def copy_trade(trade: dict[str, Any]) -> dict[str, Any]:
+    """A copy of the trade in progress deep enough for any trade move to edit (keys in order)."""
+    return {
+        **trade,
+        "proposal": copy_side(trade["proposal"]),
+        "order": list(trade["order"]),
+        "answers": {s: None if a is None else copy_side(a) for s, a in trade["answers"].items()},
+        "drafts": {s: copy_side(d) for s, d in trade["drafts"].items()},
+        "picks": dict(trade["picks"]),
+    }
 
 
 def describe(side: Side) -> str:
@@ -65,46 +79,80 @@ def options(hand: Hand, side: Side) -> list[dict[str, Any]]:
     return [it for it in side["items"] if hand.get(it["card"], 0) >= it["n"]]
 
 
-def unseen(state: State, seat: int, card: str) -> int:
-    """Copies of `card` that `seat` cannot see: not in its hand, a discard pile or under a card."""
-    seen = state["seats"][seat]["hand"].get(card, 0) + state["discards"][deck_of(card)].get(card, 0)
+def unseen(state: State, seat: int) -> Hand:
+    """Copies of each card that `seat` cannot see: not in its hand, a discard pile or under
+    a card (a Trooper blocking a Space Station or location)."""
+    hand, discards = state["seats"][seat]["hand"], state["discards"]
+    placed: Hand = {}
     for player in state["seats"]:
-        for placed in player["stations"] + player["locations"]:
-            if placed["trooper"] is not None and placed["trooper"]["card"] == card:
-                seen += 1
-    return int(CARDS[card]["count"]) - seen
+        for card in player["stations"] + player["locations"]:
+            if card["trooper"] is not None:
+                add(placed, card["trooper"]["card"])
+    return {
+        c: COUNT[c] - hand.get(c, 0) - discards[DECK[c]].get(c, 0) - placed.get(c, 0)
+        for c in CARD_IDS
+    }
 
 
 # --- composing a side ------------------------------------------------------------------
 
 
-def _limit(state: State, seat: int, gives: bool, counterparts: list[int]) -> Callable[[str], int]:
+Limits = Callable[[], Hand]  # computes, when needed, the most copies of each card a side may name
+
+
+def _limits(state: State, seat: int, gives: bool, counterparts: list[int]) -> Limits:
     """Most copies of a card a side may name: what you hold if you give it; if you ask for
     it, what could be hidden in the hands of whoever would give it."""
-    hand = state["seats"][seat]["hand"]
     if gives:
-        return lambda card: hand.get(card, 0)
-    most = max((size(state["seats"][s]["hand"]) for s in counterparts), default=0)
-    return lambda card: min(unseen(state, seat, card), most)
+        return lambda: state["seats"][seat]["hand"]
+
+    def asked() -> Hand:
+        most = max((size(state["seats"][s]["hand"]) for s in counterparts), default=0)
+        return {card: min(n, most) for card, n in unseen(state, seat).items()}
+
+    return asked
 
 
-def _add_moves(side: Side, limit: Callable[[str], int], banned: set[str]) -> list[Move]:
+def _add_move(card: str, n: int) -> Move:
+    return {"id": f"add:{card}:{n}", "label": f"Name {counted(card, n)}", "kind": "add",
+            "card": card, "n": n}
+
+
+# ADD_MOVES[card][n - 1] names n copies of the card (templates: hand out copies only).
+ADD_MOVES: dict[str, list[Move]] = {
+    card: [_add_move(card, n) for n in range(1, COUNT[card] + 1)] for card in CARD_IDS
+}
+
+
+def _naming(card: str, most: int) -> list[Move]:
+    """Fresh moves naming 1..most copies of `card`."""
+    templates = ADD_MOVES[card]
+    if most > len(templates):  # more than the game holds: only in hand-edited states
+        templates = templates + [_add_move(card, n) for n in range(len(templates) + 1, most + 1)]
+    return [dict(m) for m in templates[:most]]
+
+
+def _add_moves(side: Side, limits: Hand, banned: set[str]) -> list[Move]:
     named = banned | {it["card"] for it in side["items"]}
-    return [
-        {"id": f"add:{card}:{n}", "label": f"Name {counted(card, n)}", "kind": "add",
-         "card": card, "n": n}
-        for card in CARD_IDS
-        if card not in named
-        for n in range(1, limit(card) + 1)
-    ]
+    moves: list[Move] = []
+    for card in CARD_IDS:
+        most = limits.get(card, 0)
+        if most > 0 and card not in named:
+            moves += _naming(card, most)
+    return moves
 
 
-def side_moves(side: Side, limit: Callable[[str], int], banned: set[str]) -> list[Move]:
+def _can_add(side: Side, limits: Hand, banned: set[str]) -> bool:
+    named = banned | {it["card"] for it in side["items"]}
+    return any(limits.get(card, 0) > 0 for card in CARD_IDS if card not in named)
+
+
+def side_moves(side: Side, limits: Limits, banned: set[str]) -> list[Move]:
     """The next atomic step of composing a side (without cancel/pass)."""
     items = side["items"]
     if not items or (len(items) == 1 and side["join"]):
-        return _add_moves(side, limit, banned)
-    if len(items) == 1 and _add_moves(side, limit, banned):
+        return _add_moves(side, limits(), banned)
+    if len(items) == 1 and _can_add(side, limits(), banned):
         return [dict(SUBMIT), dict(AND), dict(OR)]
     return [dict(SUBMIT)]
 
@@ -128,11 +176,9 @@ def opponents(state: State, seat: int) -> list[int]:
 def start_moves(state: State, seat: int) -> list[Move]:
     if not state["seats"][seat]["hand"]:
         return []  # each partner must swap at least one card
-    moves = [{"id": "offer", "label": "Offer cards", "kind": "trade", "mode": "offer"}]
     if any(size(state["seats"][s]["hand"]) for s in opponents(state, seat)):
-        moves.insert(0, {"id": "request", "label": "Request cards", "kind": "trade",
-                         "mode": "request"})
-    return moves
+        return [dict(REQUEST), dict(OFFER)]
+    return [dict(OFFER)]
 
 
 def start(state: State, seat: int, mode: str) -> list[Fact]:
@@ -146,8 +192,8 @@ def start(state: State, seat: int, mode: str) -> list[Fact]:
 
 def propose_moves(state: State, seat: int) -> list[Move]:
     trade = state["trade"]
-    limit = _limit(state, seat, trade["mode"] == "offer", trade["order"])
-    return side_moves(trade["proposal"], limit, set()) + [dict(CANCEL)]
+    limits = _limits(state, seat, trade["mode"] == "offer", trade["order"])
+    return side_moves(trade["proposal"], limits, set()) + [dict(CANCEL)]
 
 
 def play_propose(state: State, seat: int, move: Move) -> list[Fact]:
@@ -179,9 +225,9 @@ def answer_moves(state: State, seat: int) -> list[Move]:
     draft = trade["drafts"][str(seat)]
     if trade["mode"] == "request" and not can_give(hand, trade["proposal"]):
         return [dict(PASS)]  # an answer must be one the opponent can honour
-    limit = _limit(state, seat, trade["mode"] == "offer", [trade["by"]])
+    limits = _limits(state, seat, trade["mode"] == "offer", [trade["by"]])
     banned = {it["card"] for it in trade["proposal"]["items"]}
-    moves = side_moves(draft, limit, banned)
+    moves = side_moves(draft, limits, banned)
     return moves + ([dict(CANCEL)] if draft["items"] else []) + [dict(PASS)]
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from games.res_publica import trade
-from games.res_publica.board import State, who
-from games.res_publica.cards import DATA, Hand, add, deck_of, remove, size
-from games.res_publica.rules import actors, copy_state, score
+from games.res_publica.board import State, copy_player, who
+from games.res_publica.cards import DATA, DECK, Hand, add, remove, size
+from games.res_publica.rules import actors, score
 from games.rng import Rng
 
 
@@ -17,36 +17,45 @@ def hands_revealed(state: State) -> bool:
 
 
 def view(state: State, seat: int | None) -> dict[str, Any]:
-    """Built from references into `state`, then copied once as a whole."""
+    """Built of fresh containers only: nothing in it is shared with `state`."""
     over = state["phase"] == "over"
-    shown = {
+    return {
         "phase": state["phase"],
         "active": state["active"],
         "turn": state["turn"],
         "actors": sorted(actors(state)),
         "decks": {deck: len(cards) for deck, cards in state["decks"].items()},
-        "discards": state["discards"],
-        "piles": state["piles"],
-        "locations": state["locations"],
+        "discards": {deck: dict(pile) for deck, pile in state["discards"].items()},
+        "piles": {pile: list(values) for pile, values in state["piles"].items()},
+        "locations": dict(state["locations"]),
         "players": [_player_view(state, s, seat) for s in range(state["players"])],
         "trade": _trade_view(state, seat),
         "colony": None if state["colony"] is None else {"step": state["colony"]["step"]},
         "ending": state["ending"],
-        "reveal": state["reveal"],
+        "reveal": clone(state["reveal"]),
         "prompt": prompt(state, seat),
         "score": score(state) if over else None,
     }
-    return copy_state(shown)
+
+
+def clone(data: Any) -> Any:
+    """A deep copy of (small) JSON data."""
+    if isinstance(data, dict):
+        return {k: clone(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [clone(v) for v in data]
+    return data
 
 
 def _player_view(state: State, s: int, seat: int | None) -> dict[str, Any]:
     player = state["seats"][s]
-    entry = {k: v for k, v in player.items() if k != "hand"}
+    entry = copy_player(player)
+    del entry["hand"]
     entry["seat"] = s
     entry["hand_count"] = size(player["hand"])
     entry["trade_tokens"] = DATA["setup"]["trade_tokens"] - player["trades"]
     if s == seat or hands_revealed(state):
-        entry["hand"] = player["hand"]
+        entry["hand"] = dict(player["hand"])
     return entry
 
 
@@ -55,13 +64,13 @@ def _trade_view(state: State, seat: int | None) -> dict[str, Any] | None:
     if t is None:
         return None
     shown: dict[str, Any] = {
-        "by": t["by"], "order": t["order"], "partner": t["partner"],
-        "answers": {s: ("pass" if a is None else a) for s, a in t["answers"].items()},
+        "by": t["by"], "order": list(t["order"]), "partner": t["partner"],
+        "answers": {s: ("pass" if a is None else clone(a)) for s, a in t["answers"].items()},
     }
     if state["phase"] != "propose" or seat == t["by"]:
-        shown["mode"], shown["proposal"] = t["mode"], t["proposal"]
+        shown["mode"], shown["proposal"] = t["mode"], clone(t["proposal"])
     if seat is not None and str(seat) in t["drafts"]:
-        shown["draft"] = t["drafts"][str(seat)]
+        shown["draft"] = clone(t["drafts"][str(seat)])
     if seat is not None and str(seat) in t["picks"]:
         shown["my_pick"] = t["picks"][str(seat)]
     return shown
@@ -131,32 +140,54 @@ def determinize(state: State, seat: int, rng: Rng) -> State:
 
     Each other hand keeps its size, its number of cards from each deck, and the cards it has
     publicly committed to the current trade. Others' unsubmitted proposals and answers are
-    forgotten; a secret "or" pick is replaced by an option kept in the hand."""
-    new = copy_state(state)
+    forgotten; a secret "or" pick is replaced by an option kept in the hand.
+
+    Copy-on-write: the result has new decks, hands of the others and trade; it shares
+    everything else with `state` (which it leaves alone)."""
     others = [] if hands_revealed(state) else [s for s in range(state["players"]) if s != seat]
     kept = {s: _committed(state, s, rng) for s in others}
-    for deck in new["decks"]:
-        pool = list(new["decks"][deck])
+    new = dict(state)
+    seats = new["seats"] = list(state["seats"])
+    for s in others:
+        seats[s] = {**seats[s], "hand": dict(seats[s]["hand"])}
+    new["decks"] = {}
+    for deck, cards in state["decks"].items():
+        pool = list(cards)
         counts = {}
         for s in others:
-            hand = new["seats"][s]["hand"]
-            free = [c for c, n in hand.items() if deck_of(c) == deck
-                    for _ in range(n - kept[s].get(c, 0))]
-            for card in free:
-                remove(hand, card)
+            free = _take_free(seats[s]["hand"], deck, kept[s])
             pool += free
             counts[s] = len(free)
         rng.shuffle(pool)
         for s in others:
+            hand = seats[s]["hand"]
             for _ in range(counts[s]):
-                add(new["seats"][s]["hand"], pool.pop())
+                add(hand, pool.pop())
         new["decks"][deck] = pool
-    if new["trade"] is not None:
-        if state["phase"] == "propose" and new["trade"]["by"] in others:
-            new["trade"]["proposal"] = trade.empty_side()  # still being composed in secret
-        for s in others:
-            if str(s) in new["trade"]["drafts"]:
-                new["trade"]["drafts"][str(s)] = trade.empty_side()
-            if str(s) in new["trade"]["picks"]:
-                new["trade"]["picks"][str(s)] = next(iter(kept[s]))
+    if state["trade"] is not None:
+        new["trade"] = _forget_secrets(state, trade.copy_trade(state["trade"]), others, kept)
     return new
+
+
+def _take_free(hand: Hand, deck: str, kept: Hand) -> list[str]:
+    """Take out of `hand` its cards of `deck` that are not kept, one entry per card."""
+    taken = {c: n - kept.get(c, 0) for c, n in hand.items() if DECK[c] == deck}
+    free = []
+    for card, n in taken.items():
+        if n > 0:
+            remove(hand, card, n)
+            free += [card] * n
+    return free
+
+
+def _forget_secrets(state: State, t: dict[str, Any], others: list[int],
+                    kept: dict[int, Hand]) -> dict[str, Any]:
+    """The trade as the others' secrets could be: fresh drafts, a pick among kept cards."""
+    if state["phase"] == "propose" and t["by"] in others:
+        t["proposal"] = trade.empty_side()  # still being composed in secret
+    for s in others:
+        if str(s) in t["drafts"]:
+            t["drafts"][str(s)] = trade.empty_side()
+        if str(s) in t["picks"]:
+            t["picks"][str(s)] = next(iter(kept[s]))
+    return t

@@ -45,7 +45,7 @@ class Http:
         return status, parsed, headers
 
 
-def wait_for(url: str, proc: subprocess.Popen[bytes], seconds: float = 30) -> None:
+def wait_for(url: str, proc: subprocess.Popen[bytes], seconds: float = 60) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -53,7 +53,7 @@ def wait_for(url: str, proc: subprocess.Popen[bytes], seconds: float = 30) -> No
         try:
             with urllib.request.urlopen(url, timeout=2):
                 return
-        except (urllib.error.URLError, ConnectionError):
+        except OSError:  # refused, reset or timed out while the server boots
             time.sleep(0.1)
     raise RuntimeError(f"{url} did not answer in {seconds}s")
 
