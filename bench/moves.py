@@ -149,13 +149,16 @@ def moves_phase(host: str, port: int, threads: int, moves: int, seconds: float) 
         client, game = state
         rng = random.Random(index)  # bench code, not game code: Python's random is fine
         tally.games = 1
+        legal: dict[str, Any] | None = None
         while (len(tally.latencies) < moves and time.monotonic() < deadline
                and tally.error_count < MAX_ERRORS_PER_THREAD):
             try:
-                if not play_one(client, game[0], rng, tally):
+                legal = play_one(client, game[0], rng, tally, legal)
+                if legal is None:
                     game[0] = new_game(client)
                     tally.games += 1
             except (HttpError, OSError) as exc:
+                legal = None  # ask again
                 tally.errors[getattr(exc, "code", type(exc).__name__)] += 1
 
     try:
@@ -165,11 +168,14 @@ def moves_phase(host: str, port: int, threads: int, moves: int, seconds: float) 
             client.close()
 
 
-def play_one(client: JsonClient, game_id: str, rng: random.Random, tally: Tally) -> bool:
-    """GET the legal moves, POST one at random (timed). False once the game is over."""
-    legal = client.json("GET", f"/v1/games/{game_id}/moves")
+def play_one(client: JsonClient, game_id: str, rng: random.Random, tally: Tally,
+             legal: dict[str, Any] | None) -> dict[str, Any] | None:
+    """POST one random legal move (timed); the answer's `your_moves` are the next legal
+    moves, so a client needs one request per move, as a bot would. None once it is over."""
+    if legal is None:
+        legal = client.json("GET", f"/v1/games/{game_id}/moves")
     if not legal["moves"]:
-        return False
+        return None
     body = {
         "expected_version": legal["version"],
         "seat": legal["seat"],
@@ -181,7 +187,10 @@ def play_one(client: JsonClient, game_id: str, rng: random.Random, tally: Tally)
     if status != 201:
         raise HttpError(status, reply)
     tally.latencies.append(elapsed)
-    return bool(reply["game"]["status"] != "ended")
+    if reply["game"]["status"] == "ended":
+        return None
+    next_moves: dict[str, Any] = reply["your_moves"]
+    return next_moves
 
 
 # --------------------------------------------------------------------------- ceilings

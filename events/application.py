@@ -202,7 +202,7 @@ class Meeple:
                 return MovesResult(self.load(game_id), earlier, True)
         seed = self._seed(game_id)
         for attempt in range(_RETRIES):
-            table = self.load(game_id)
+            table = loaded = self.load(game_id)
             if expected_version is not None and expected_version != table.version:
                 raise VersionConflict(current=table.version)
             decision = decide_moves(table, player.id, seat, moves, seed)
@@ -221,8 +221,8 @@ class Meeple:
             table = replace(
                 decision.table, version=last["v"], head=last["hash"], updated_at=last["at"]
             )
-            return MovesResult(self._committed(table, len(result.envelopes)), result.envelopes,
-                               False)
+            committed = self._committed(table, len(result.envelopes), before=loaded)
+            return MovesResult(committed, result.envelopes, False)
         raise AssertionError("unreachable")
 
     def append_system_events(self, game_id: str, events: list[NewEvent], expected: int) -> Table:
@@ -278,13 +278,16 @@ class Meeple:
 
     # --- helpers ----------------------------------------------------------
 
-    def _committed(self, table: Table, appended: int) -> Table:
-        """After a successful append of `appended` events that made `table`."""
+    def _committed(self, table: Table, appended: int, before: Table | None = None) -> Table:
+        """After a successful append of `appended` events that made `table` from `before`."""
         self._tables.put(table.id, table)
         crossed = table.version // SNAPSHOT_EVERY != (table.version - appended) // SNAPSHOT_EVERY
         if crossed or table.status is Status.ENDED:
             self.store.save_snapshot(table.id, table.version, table.to_json())
-        self.lobby.record(summary(table))
+        # Most moves change nothing the lobby shows (status, seats, who must act): skip the
+        # write then. The lobby's version and updated_at are those of its last change.
+        if before is None or _lobby_key(before) != _lobby_key(table):
+            self.lobby.record(summary(table))
         self.dispatcher.after_commit(table)
         return table
 
@@ -308,6 +311,10 @@ class Meeple:
         except ValidationError as err:
             raise InvalidOptions(f"invalid options for {game.id}: {err.messages}") from None
         return loaded
+
+
+def _lobby_key(table: Table) -> tuple[object, ...]:
+    return table.status, table.seats, tuple(table.actors())
 
 
 def _draft(event: NewEvent, v: int) -> Envelope:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import time
 from dataclasses import dataclass
 
 import redis
@@ -38,10 +39,16 @@ def _key_digest(api_key: str) -> str:
     return hashlib.sha256(api_key.encode()).hexdigest()
 
 
+# An authenticated key is remembered this long per process, saving two round trips per
+# request. Keys cannot be revoked yet; when they can, revoking must outlast this.
+AUTH_CACHE_SECONDS = 60.0
+
+
 class Players:
     def __init__(self, client: redis.Redis, prefix: str = "meeple") -> None:
         self._redis = client
         self._prefix = prefix
+        self._known: dict[str, tuple[Player, float]] = {}  # key digest -> (player, expiry)
 
     def _player_key(self, player_id: str) -> str:
         return f"{self._prefix}:player:{player_id}"
@@ -69,7 +76,15 @@ class Players:
         return Player(player_id, _text(data[b"name"]), _text(data[b"created_at"]))
 
     def authenticate(self, api_key: str) -> Player:
-        player_id = self._redis.get(self._apikey_key(_key_digest(api_key)))
+        digest = _key_digest(api_key)
+        known = self._known.get(digest)
+        if known is not None and known[1] > time.monotonic():
+            return known[0]
+        player_id = self._redis.get(self._apikey_key(digest))
         if player_id is None:
             raise Unauthorized("unknown API key")
-        return self.get(_text(player_id))
+        player = self.get(_text(player_id))
+        if len(self._known) > 10_000:
+            self._known.clear()  # crude bound; entries are cheap to re-read
+        self._known[digest] = (player, time.monotonic() + AUTH_CACHE_SECONDS)
+        return player

@@ -17,7 +17,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app = Flask(__name__)
     app.config.update(
         REDIS_URL=os.environ.get("MEEPLE_REDIS_URL", "redis://127.0.0.1:6379/0"),
-        RATELIMIT_DEFAULT=os.environ.get("MEEPLE_RATE_LIMIT", "120 per minute;2000 per hour"),
+        RATELIMIT_DEFAULT=os.environ.get("MEEPLE_RATE_LIMIT", "300 per minute"),
         DISPATCH=True,  # queue bot turns and scoring on RQ
     )
     app.config.update(config or {})

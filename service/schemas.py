@@ -192,6 +192,10 @@ class MovesOut(Strict):
     replayed = fields.Boolean(required=True, metadata={"description": "An Idempotency-Key retry"})
     events = fields.List(fields.Nested(EnvelopeOut), required=True)
     game = fields.Nested(GameOut, required=True)
+    your_moves = fields.Nested(
+        LegalMovesOut, required=True,
+        metadata={"description": "What GET …/moves would now answer: play on without asking"},
+    )
 
 
 class EventsQuery(Strict):

@@ -126,21 +126,23 @@ def join_game(body: dict[str, Any], game_id: str) -> tuple[dict[str, Any], int, 
     return game_out(table, player), 200, {"ETag": etag(table.version)}
 
 
-@blp.route("/<game_id>/moves", methods=["GET"])
-@blp.doc(security=BEARER)
-@blp.arguments(SeatQuery, location="query")
-@blp.response(200, LegalMovesOut)
-def legal_moves(query: dict[str, Any], game_id: str) -> dict[str, Any]:
-    """Your legal moves now (for `seat`, or your first seat that must act)."""
-    player = current_player()
-    table = meeple().load(game_id)
-    seat = seat_for(table, player, query.get("seat"))
+def legal_moves_out(table: Table, player: Player, wanted: int | None) -> dict[str, Any]:
+    seat = seat_for(table, player, wanted)
     moves: list[dict[str, Any]] = []
     prompt = None
     if seat is not None and table.status is Status.ACTIVE and table.state is not None:
         moves = table.game.legal_moves(table.state, seat)
         prompt = (table_view(table, seat) or {}).get("prompt")
     return {"version": table.version, "seat": seat, "prompt": prompt, "moves": moves}
+
+
+@blp.route("/<game_id>/moves", methods=["GET"])
+@blp.doc(security=BEARER)
+@blp.arguments(SeatQuery, location="query")
+@blp.response(200, LegalMovesOut)
+def legal_moves(query: dict[str, Any], game_id: str) -> dict[str, Any]:
+    """Your legal moves now (for `seat`, or your first seat that must act)."""
+    return legal_moves_out(meeple().load(game_id), current_player(), query.get("seat"))
 
 
 @blp.route("/<game_id>/moves", methods=["POST"])
@@ -166,7 +168,8 @@ def play_moves(body: dict[str, Any], game_id: str) -> Any:
     ended = table.status is Status.ENDED
     events = [redact_envelope(e, seats, ended) for e in result.envelopes]
     payload = {"version": table.version, "replayed": result.replayed, "events": events,
-               "game": game_out(table, player, body.get("seat"))}
+               "game": game_out(table, player, body.get("seat")),
+               "your_moves": legal_moves_out(table, player, None)}
     return payload, 201, {"ETag": etag(table.version)}
 
 

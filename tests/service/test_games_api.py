@@ -199,3 +199,10 @@ def test_a_listed_move_may_be_echoed_whole_but_not_altered(alice, bob):
     assert refused.status_code == 422 and refused.json["code"] == "move_mismatch"
     played = alice.post(f"/v1/games/{game['id']}/moves", {"moves": [listed["moves"][0]]})
     assert played.status_code == 201, played.json
+
+
+def test_the_move_answer_lists_your_next_moves(alice, bob):
+    game = started_game(alice, bob)
+    played = alice.play_first_move(game["id"]).json
+    assert played["your_moves"] == alice.get(f"/v1/games/{game['id']}/moves").json
+    assert played["your_moves"]["version"] == played["version"]
