@@ -88,9 +88,13 @@ def handle_http_error(error: HTTPException) -> Response:
     elif "message" in data:
         detail = str(data["message"])
     response = problem(status, _HTTP_CODES.get(status, "http_error"), detail, **extra)
-    for name, value in error.get_headers():  # e.g. Allow on 405, Retry-After on 429
+    for name, value in error.get_headers():  # e.g. Allow on 405
         if name.lower() not in ("content-type", "content-length"):
             response.headers[name] = value
+    if status == 429:
+        from service.limits import seconds_until_reset
+
+        response.headers["Retry-After"] = str(seconds_until_reset())
     return response
 
 

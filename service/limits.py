@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import math
+import time
 
-from flask import Flask, request
+from flask import Flask, current_app, request
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 
@@ -28,6 +30,18 @@ def init_app(app: Flask) -> Limiter:
         key_prefix="meeple:ratelimit",
         default_limits=[app.config["RATELIMIT_DEFAULT"]],
         default_limits_exempt_when=lambda: request.path in UNLIMITED_PATHS,
-        headers_enabled=True,
+        # No X-RateLimit-* headers on every answer: they cost a Redis round trip each time.
+        # A 429 still carries Retry-After (service.errors asks the limiter then).
+        headers_enabled=False,
     )
+    app.extensions["meeple_limiter"] = limiter
     return limiter
+
+
+def seconds_until_reset() -> int:
+    """For a 429: when the caller's exceeded window resets (at least 1 s)."""
+    limiter: Limiter = current_app.extensions["meeple_limiter"]
+    limit = limiter.current_limit
+    if limit is None:
+        return 60
+    return max(1, math.ceil(limit.reset_at - time.time()))

@@ -126,13 +126,16 @@ def join_game(body: dict[str, Any], game_id: str) -> tuple[dict[str, Any], int, 
     return game_out(table, player), 200, {"ETag": etag(table.version)}
 
 
-def legal_moves_out(table: Table, player: Player, wanted: int | None) -> dict[str, Any]:
+def legal_moves_out(
+    table: Table, player: Player, wanted: int | None, view: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The caller's legal moves; `view` is that seat's view when the caller has it already."""
     seat = seat_for(table, player, wanted)
     moves: list[dict[str, Any]] = []
     prompt = None
     if seat is not None and table.status is Status.ACTIVE and table.state is not None:
         moves = table.game.legal_moves(table.state, seat)
-        prompt = (table_view(table, seat) or {}).get("prompt")
+        prompt = (view or table_view(table, seat) or {}).get("prompt")
     return {"version": table.version, "seat": seat, "prompt": prompt, "moves": moves}
 
 
@@ -167,9 +170,12 @@ def play_moves(body: dict[str, Any], game_id: str) -> Any:
     seats = table.seats_of(player.id)
     ended = table.status is Status.ENDED
     events = [redact_envelope(e, seats, ended) for e in result.envelopes]
+    game = game_out(table, player, body.get("seat"))
+    same_seat = game["seat"] == seat_for(table, player, None)
     payload = {"version": table.version, "replayed": result.replayed, "events": events,
-               "game": game_out(table, player, body.get("seat")),
-               "your_moves": legal_moves_out(table, player, None)}
+               "game": game,
+               "your_moves": legal_moves_out(table, player, None,
+                                             game["view"] if same_seat else None)}
     return payload, 201, {"ETag": etag(table.version)}
 
 
