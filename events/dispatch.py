@@ -37,4 +37,6 @@ class RQDispatcher:
     def _enqueue(self, queue: Queue, func: str, job_id: str, *args: object) -> None:
         if Job.exists(job_id, connection=self._redis):
             return  # already queued or done: the job is idempotent anyway
-        queue.enqueue(func, *args, job_id=job_id, result_ttl=3600, failure_ttl=86400)
+        # Finished job records are kept briefly (they outweigh the game itself in Redis);
+        # failed ones for a day, to be looked at.
+        queue.enqueue(func, *args, job_id=job_id, result_ttl=60, failure_ttl=86400)
