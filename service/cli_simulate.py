@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +29,15 @@ HOST = Player("p_simulator", "simulator")
 MOVE_LIMIT = 50_000  # a game longer than this counts as an error (it would never end)
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """One simulated game."""
+
+    moves: int
+    winners: tuple[int, ...] = ()
+    error: str | None = None
+
+
 @dataclass
 class Tally:
     players: int
@@ -37,21 +48,31 @@ class Tally:
     wins: Counter[int] = field(default_factory=Counter)
     seconds: float = 0.0
 
+    def add(self, outcome: Outcome) -> None:
+        self.games += 1
+        self.moves += outcome.moves
+        if outcome.error:
+            self.errors.append(outcome.error)
+        else:
+            self.finished += 1
+            self.wins.update(outcome.winners)
 
-def play_one(app: Meeple, game_type: str, players: int, rng: Rng, tally: Tally) -> None:
+
+def play_one(app: Meeple, game_type: str, players: int, rng: Rng) -> Outcome:
+    """A game of `players` random bots, move by move through the use cases."""
     table = app.create_game(HOST, game_type, players, bots=list(range(players)), join=False)
-    tally.games += 1
-    for _ in range(MOVE_LIMIT):
-        if table.status is Status.ENDED:
-            break
-        table = play_bot_move(app, table, rng)
-        tally.moves += 1
-    else:
-        tally.errors.append(f"{table.id}: no end after {MOVE_LIMIT} moves")
-        return
-    tally.finished += 1
+    moves = 0
+    try:
+        while table.status is not Status.ENDED:
+            if moves == MOVE_LIMIT:
+                return Outcome(moves, error=f"{table.id}: no end after {MOVE_LIMIT} moves")
+            table = play_bot_move(app, table, rng)
+            moves += 1
+    except (MeepleError, ValueError) as error:
+        return Outcome(moves, error=f"{table.id} at version {table.version}: {error!r}")
     assert table.result is not None
-    tally.wins.update(row["seat"] for row in table.result["seats"] if row["rank"] == 1)
+    winners = tuple(row["seat"] for row in table.result["seats"] if row["rank"] == 1)
+    return Outcome(moves, winners)
 
 
 def play_bot_move(app: Meeple, table: Table, rng: Rng) -> Table:
@@ -62,59 +83,82 @@ def play_bot_move(app: Meeple, table: Table, rng: Rng) -> Table:
     return result.table
 
 
+# --- one worker process per --jobs --------------------------------------------
+
+_app: Meeple | None = None
+
+
+def _start_worker(url: str) -> None:
+    global _app
+    _app = Meeple(redis.Redis.from_url(url))
+
+
+def _play_indexed(task: tuple[str, int, str, int]) -> Outcome:
+    game_type, players, seed, index = task
+    assert _app is not None
+    return play_one(_app, game_type, players, Rng(seed.encode(), players * 1_000_000 + index))
+
+
 @main.command("simulate")
 @click.argument("game_type")
 @click.option("--games", default=100, show_default=True, help="Games per player count.")
 @click.option("--players", type=int, default=None,
               help="Seats per game. Default: every count the game allows.")
 @click.option("--seed", default="simulate", show_default=True, help="Seed of the bots' choices.")
-def simulate(game_type: str, games: int, players: int | None, seed: str) -> None:
+@click.option("--jobs", default=1, show_default=True, type=click.IntRange(min=1),
+              help="Processes playing games at once.")
+def simulate(game_type: str, games: int, players: int | None, seed: str, jobs: int) -> None:
     """Play bot-only games through the use cases and report errors, wins and speed.
 
     Uses MEEPLE_REDIS_URL when set; otherwise a throw-away redis-server in a
     temporary folder.
     """
+    game = Meeple.game_type(game_type)
+    counts = [players] if players else list(range(game.min_players, game.max_players + 1))
+    if any(not game.min_players <= count <= game.max_players for count in counts):
+        raise click.BadParameter(
+            f"{game.title} is for {game.min_players} to {game.max_players} players",
+            param_hint="--players",
+        )
     with ExitStack() as stack:
         url = os.environ.get("MEEPLE_REDIS_URL") or _throwaway_redis(stack)
-        app = Meeple(redis.Redis.from_url(url))
-        game = app.game_type(game_type)
-        counts = [players] if players else list(range(game.min_players, game.max_players + 1))
-        for count in counts:
-            if not game.min_players <= count <= game.max_players:
-                raise click.BadParameter(f"{game.title} is for {game.min_players}"
-                                         f" to {game.max_players} players", param_hint="--players")
-        tallies = [run_count(app, game_type, count, games, seed) for count in counts]
+        pool = stack.enter_context(
+            multiprocessing.get_context("fork").Pool(jobs, _start_worker, (url,))
+        )
+        tallies = [run_count(pool, game.id, count, games, seed) for count in counts]
     report(tallies)
     if any(t.errors for t in tallies):
         raise SystemExit(1)
 
 
-def run_count(app: Meeple, game_type: str, count: int, games: int, seed: str) -> Tally:
+def run_count(pool: multiprocessing.pool.Pool, game_type: str, count: int, games: int,
+              seed: str) -> Tally:
     tally = Tally(players=count)
     started = time.perf_counter()
-    for index in tqdm(range(games), desc=f"{count} players", unit="game"):
-        rng = Rng(seed.encode(), count * 1_000_000 + index)
-        try:
-            play_one(app, game_type, count, rng, tally)
-        except (MeepleError, AssertionError, ValueError) as error:
-            tally.errors.append(f"game {index}: {error!r}")
+    tasks: Iterator[tuple[str, int, str, int]] = (
+        (game_type, count, seed, index) for index in range(games)
+    )
+    outcomes = pool.imap_unordered(_play_indexed, tasks)
+    for outcome in tqdm(outcomes, total=games, desc=f"{count} players", unit="game"):
+        tally.add(outcome)
     tally.seconds = time.perf_counter() - started
     return tally
 
 
 def report(tallies: list[Tally]) -> None:
     click.echo(f"{'players':>7} {'games':>6} {'finished':>8} {'moves':>9} {'errors':>6}"
-               f" {'moves/s':>8}  wins per seat")
+               f" {'moves/game':>10} {'moves/s':>8}  wins per seat")
     for t in tallies:
         wins = " ".join(f"{seat}:{t.wins[seat]}" for seat in range(t.players))
         rate = t.moves / t.seconds if t.seconds else 0.0
+        per_game = t.moves / t.games if t.games else 0.0
         click.echo(f"{t.players:>7} {t.games:>6} {t.finished:>8} {t.moves:>9}"
-                   f" {len(t.errors):>6} {rate:>8.0f}  {wins}")
+                   f" {len(t.errors):>6} {per_game:>10.0f} {rate:>8.0f}  {wins}")
         for error in t.errors[:10]:
             click.echo(f"  error: {error}", err=True)
 
 
 def _throwaway_redis(stack: ExitStack) -> str:
     workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="meeple-sim-")))
-    server = stack.enter_context(EmbeddedRedis(workdir, free_port()))
+    server = stack.enter_context(EmbeddedRedis(workdir, free_port(), durable=False))
     return server.url

@@ -70,9 +70,11 @@ def free_port(host: str = HOST) -> int:
 class EmbeddedRedis:
     """One redis-server child process with its data and AOF under `workdir`."""
 
-    def __init__(self, workdir: Path, port: int | None = None) -> None:
+    def __init__(self, workdir: Path, port: int | None = None, *, durable: bool = True) -> None:
         self.workdir = workdir.resolve()
         self.port = port
+        # Throw-away servers (simulations) skip the AOF: nothing there must survive.
+        self.durable = durable
         self._proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -96,7 +98,8 @@ class EmbeddedRedis:
         try:
             self._proc = subprocess.Popen(
                 [str(REDIS_SERVER), "--port", str(port), "--bind", HOST,
-                 "--dir", str(self.workdir), "--daemonize", "no", *DURABLE_ARGS],
+                 "--dir", str(self.workdir), "--daemonize", "no",
+                 *(DURABLE_ARGS if self.durable else ("--save", ""))],
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 # Own process group: a Ctrl-C in the terminal must reach only the
