@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import struct
 from collections.abc import MutableSequence, Sequence
 from typing import TypeVar
 
@@ -21,6 +22,7 @@ T = TypeVar("T")
 
 _WORD = 8  # bytes per draw
 _SPAN = 1 << (8 * _WORD)
+_BLOCK_WORDS = struct.Struct(">4Q")  # one HMAC-SHA256 block = four big-endian words
 
 
 class Rng:
@@ -30,15 +32,15 @@ class Rng:
         self._seed = seed
         self._prefix = b"meeple/rng/v1/" + str(version).encode() + b"/"
         self._counter = 0
-        self._buffer = b""
+        self._words: list[int] = []  # the unused 8-byte words of the last block, next last
 
     def _next_word(self) -> int:
-        if len(self._buffer) < _WORD:
+        if not self._words:
             msg = self._prefix + str(self._counter).encode()
-            self._buffer += hmac.new(self._seed, msg, hashlib.sha256).digest()
+            block = hmac.digest(self._seed, msg, hashlib.sha256)
             self._counter += 1
-        word, self._buffer = self._buffer[:_WORD], self._buffer[_WORD:]
-        return int.from_bytes(word, "big")
+            self._words = list(reversed(_BLOCK_WORDS.unpack(block)))
+        return self._words.pop()
 
     def randbelow(self, n: int) -> int:
         """A uniform integer in [0, n)."""
