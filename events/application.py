@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, replace
 from typing import Any, Generic, Protocol, TypeVar
@@ -21,6 +22,7 @@ from marshmallow import ValidationError
 from events.envelope import Envelope, canonical_json
 from events.exceptions import (
     GameNotFound,
+    IdempotencyKeyReused,
     InvalidOptions,
     UnknownGameType,
     VersionConflict,
@@ -143,7 +145,10 @@ class Meeple:
         options: dict[str, Any] | None = None,
         bots: list[int] | None = None,
         join: bool = True,
+        idempotency_key: str | None = None,
     ) -> Table:
+        """Open a table. With an idempotency key the game id is derived from it, so a
+        retried request finds the game the first one made instead of making another."""
         game = self.game_type(game_type)
         clean_options = self._validate_options(game, options or {})
         bot_seats = sorted(set(bots or []))
@@ -151,9 +156,15 @@ class Meeple:
             raise InvalidOptions(f"bot seats must be between 0 and {seats - 1}")
         if join and len(bot_seats) >= seats:
             raise InvalidOptions("every seat is a bot: pass join=false to watch a bot-only game")
+        request = {"type": game.id, "seats": seats, "options": clean_options, "bots": bot_seats}
+        if idempotency_key is None:
+            game_id = secrets.token_hex(8)
+        else:
+            game_id = hashlib.sha256(f"{player.id}/{idempotency_key}".encode()).hexdigest()[:16]
+            if self.store.exists(game_id):
+                return self._same_creation(game_id, request)
         seed = secrets.token_bytes(32)
         created = decide_create(game, seats, clean_options, hashlib.sha256(seed).hexdigest())
-        game_id = secrets.token_hex(8)
         table = evolve(Table.empty(game_id), _draft(created, 1), seed)
         events = [created]
         joins: list[tuple[Player, int | None, bool]] = [(bot_player(s), s, True) for s in bot_seats]
@@ -163,21 +174,51 @@ class Meeple:
             for event in decide_join(table, who.id, who.name, seat, bot=is_bot):
                 events.append(event)
                 table = evolve(table, _draft(event, len(events)), seed)
-        self.store.put_seed(game_id, seed)
-        result = self.store.append(game_id, 0, events)
+        try:
+            self.store.put_seed(game_id, seed)
+            result = self.store.append(game_id, 0, events)
+        except (ValueError, VersionConflict):
+            # Only a concurrent retry of the same keyed request can get here first.
+            return self._same_creation(game_id, request)
         table = self._fold(Table.empty(game_id), result.envelopes, seed)
         return self._committed(table, len(result.envelopes))
 
-    def join_game(self, player: Player, game_id: str, seat: int | None = None) -> Table:
+    def _same_creation(self, game_id: str, request: dict[str, Any]) -> Table:
+        for _ in range(50):  # the first request may still be between its two writes
+            if self.store.exists(game_id):
+                break
+            time.sleep(0.01)
+        table = self.load(game_id)
+        made = {"type": table.type, "seats": table.seat_count, "options": table.options,
+                "bots": [s.seat for s in table.seats if s.bot]}
+        if made != request:
+            raise IdempotencyKeyReused("this Idempotency-Key already created a different game")
+        return table
+
+    def join_game(
+        self,
+        player: Player,
+        game_id: str,
+        seat: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> Table:
+        """Take a seat. A retried request with the same key does not take a second one."""
+        key = f"{player.id}:{idempotency_key}" if idempotency_key else None
+        request_hash = hashlib.sha256(canonical_json({"join": seat})).hexdigest()
+        if key and self.store.earlier_result(game_id, key, request_hash) is not None:
+            return self.load(game_id)
         for attempt in range(_RETRIES):
             table = self.load(game_id)
             events = decide_join(table, player.id, player.name, seat)
             try:
-                result = self.store.append(game_id, table.version, events)
+                result = self.store.append(game_id, table.version, events, idempotency_key=key,
+                                           request_hash=request_hash)
             except VersionConflict:
                 if attempt == _RETRIES - 1:
                     raise
                 continue
+            if result.replayed:
+                return self.load(game_id)
             table = self._fold(table, result.envelopes, self._seed(game_id))
             return self._committed(table, len(result.envelopes))
         raise AssertionError("unreachable")

@@ -72,14 +72,15 @@ def game_out(table: Table, player: Player, wanted: int | None = None) -> dict[st
 
 
 @blp.route("", methods=["POST"])
-@blp.doc(security=BEARER)
+@blp.doc(security=BEARER, parameters=[IDEMPOTENCY])
 @blp.arguments(GameCreate)
 @blp.response(201, GameOut)
 def create_game(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     """Open a table. The caller takes the first free seat unless `join` is false."""
     player = current_player()
     table = meeple().create_game(
-        player, body["type"], body["seats"], body["options"], body["bots"], body["join"]
+        player, body["type"], body["seats"], body["options"], body["bots"], body["join"],
+        request.headers.get("Idempotency-Key"),
     )
     headers = {"ETag": etag(table.version), "Location": f"/v1/games/{table.id}"}
     return game_out(table, player), 201, headers
@@ -116,13 +117,14 @@ def get_game(query: dict[str, Any], game_id: str) -> Any:
 
 
 @blp.route("/<game_id>/join", methods=["POST"])
-@blp.doc(security=BEARER)
+@blp.doc(security=BEARER, parameters=[IDEMPOTENCY])
 @blp.arguments(JoinRequest)
 @blp.response(200, GameOut)
 def join_game(body: dict[str, Any], game_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
     """Take a seat (a given one, or the first free). The game starts when every seat is taken."""
     player = current_player()
-    table = meeple().join_game(player, game_id, body.get("seat"))
+    table = meeple().join_game(player, game_id, body.get("seat"),
+                               request.headers.get("Idempotency-Key"))
     return game_out(table, player), 200, {"ETag": etag(table.version)}
 
 

@@ -206,3 +206,23 @@ def test_the_move_answer_lists_your_next_moves(alice, bob):
     played = alice.play_first_move(game["id"]).json
     assert played["your_moves"] == alice.get(f"/v1/games/{game['id']}/moves").json
     assert played["your_moves"]["version"] == played["version"]
+
+
+def test_a_retried_create_with_the_same_key_makes_one_game(alice, redis_client):
+    body = {"type": RP, "seats": 3, "bots": [2]}
+    first = alice.post("/v1/games", body, headers={"Idempotency-Key": "table-1"})
+    again = alice.post("/v1/games", body, headers={"Idempotency-Key": "table-1"})
+    assert first.status_code == again.status_code == 201
+    assert first.json["id"] == again.json["id"]
+    assert alice.get("/v1/games?player=me").json["total"] == 1
+    changed = alice.post("/v1/games", {**body, "seats": 4}, headers={"Idempotency-Key": "table-1"})
+    assert changed.status_code == 422 and changed.json["code"] == "idempotency_key_reused"
+
+
+def test_a_retried_join_with_the_same_key_takes_one_seat(alice, bob, carol):
+    game = alice.create(seats=3)
+    first = bob.post(f"/v1/games/{game['id']}/join", {}, headers={"Idempotency-Key": "j"})
+    again = bob.post(f"/v1/games/{game['id']}/join", {}, headers={"Idempotency-Key": "j"})
+    assert first.status_code == again.status_code == 200
+    assert again.json["your_seats"] == first.json["your_seats"] == [1]
+    assert carol.post(f"/v1/games/{game['id']}/join", {}).json["status"] == "active"
