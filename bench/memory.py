@@ -70,7 +70,7 @@ def report(client: redis.Redis, table: Table) -> None:
     # Not the game's own keys: RQ's job records, which expire (result_ttl 1 h).
     jobs = memory_of(client, keys_matching(client, f"rq:job:*{table.id}*"))
     print(f"  + {len(jobs)} RQ job records for this game: {sum(jobs.values()):,} bytes "
-          "(expire an hour after each job)")
+          "(kept 60 s after each job)")
 
 
 def main() -> None:
