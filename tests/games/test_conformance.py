@@ -1,6 +1,6 @@
 """Every registered game, at every player count, against tests/games/conformance.py.
 
-Each check plays whole random games from hypothesis-drawn seeds. MEEPLE_PLAYOUTS (default 1000)
+Each check plays whole random games from hypothesis-drawn seeds. MEEPLE_PLAYOUTS (default 2000)
 is the number of random games each game is played to the end in this module, summed over all
 checks and player counts; SHARES splits it between the checks (the cheap end-to-end playout check
 gets the largest share, the ones that work hard at every step get less).
@@ -21,7 +21,7 @@ from games.contract import Game
 from games.registry import GAMES  # fails loudly until every registered game exists
 from tests.games import conformance as conf
 
-PLAYOUTS = int(os.environ.get("MEEPLE_PLAYOUTS", "1000"))
+PLAYOUTS = int(os.environ.get("MEEPLE_PLAYOUTS", "2000"))
 SHARES = {
     "playout": 0.40,
     "replay": 0.10,
