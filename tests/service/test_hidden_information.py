@@ -1,0 +1,91 @@
+"""Hidden information never leaks: every game-scoped route, against each seat and a spectator.
+
+Before the end a caller may see its own seats' hands only, log lines addressed to
+everyone or to its seats, and never the seed.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+from tests.service.conftest import RP, Caller
+
+
+def seats_of(caller: Caller, game: dict[str, Any]) -> set[int]:
+    return {s["seat"] for s in game["seats"] if s["player_id"] == caller.id}
+
+
+def assert_view_private(view: dict[str, Any] | None, mine: set[int]) -> None:
+    if view is None or view.get("phase") in ("reveal", "over"):  # hands are shown then
+        return
+    for player in view["players"]:
+        if player["seat"] not in mine:
+            assert "hand" not in player, f"seat {player['seat']}'s hand is shown"
+
+
+def assert_log_private(events: list[dict[str, Any]], mine: set[int]) -> None:
+    for event in events:
+        assert event["type"] != "SeedRevealed"
+        if event["type"] == "MovePlayed":
+            for fact in event["data"]["facts"]:
+                assert fact["to"] == "all" or set(fact["to"]) & mine, fact
+            if event["data"]["seat"] not in mine:  # others' raw moves: their facts tell
+                assert "move" not in event["data"] and event.get("redacted")
+
+
+def every_route(caller: Caller, game_id: str, version: int) -> list[tuple[str, Any]]:
+    """(route, body) for every GET a client can make of this game."""
+    answers = [
+        ("game", caller.get(f"/v1/games/{game_id}")),
+        ("moves", caller.get(f"/v1/games/{game_id}/moves")),
+        ("events", caller.get(f"/v1/games/{game_id}/events?after=0&limit=500")),
+        ("state", caller.get(f"/v1/games/{game_id}/state")),
+    ]
+    for past in sorted({1, max(1, version // 2), version}):
+        answers.append((f"state@{past}", caller.get(f"/v1/games/{game_id}/state?version={past}")))
+    return [(route, response.json) for route, response in answers]
+
+
+def check_everything(caller: Caller, game_id: str, seed_hex: str) -> None:
+    game = caller.get(f"/v1/games/{game_id}").json
+    mine = seats_of(caller, game)
+    for route, body in every_route(caller, game_id, game["version"]):
+        assert seed_hex not in json.dumps(body), f"{route} shows the seed"
+        if route == "game":
+            assert body["revealed_seed"] is None
+            assert_view_private(body["view"], mine)
+        elif route.startswith("state"):
+            assert_view_private(body["view"], mine)
+        elif route == "events":
+            assert_log_private(body["items"], mine)
+        elif route == "moves":
+            assert body["seat"] is None or body["seat"] in mine
+
+
+def test_no_route_shows_a_seat_anything_of_another_seat(app, alice, bob, carol, client):
+    spectator = Caller(client, "dave")
+    game = alice.create(seats=3)
+    for caller in (bob, carol):
+        caller.post(f"/v1/games/{game['id']}/join", {})
+    seed_hex = app.extensions["meeple"].store.get_seed(game["id"]).hex()
+    players = {0: alice, 1: bob, 2: carol}
+    rng = random.Random(11)
+    for step in range(400):
+        current = alice.get(f"/v1/games/{game['id']}").json
+        if current["status"] != "active":
+            break
+        seat = rng.choice(current["actors"])
+        listed = players[seat].get(f"/v1/games/{game['id']}/moves?seat={seat}").json
+        move = rng.choice(listed["moves"])
+        played = players[seat].post(f"/v1/games/{game['id']}/moves",
+                                    {"seat": seat, "moves": [{"id": move["id"]}],
+                                     "expected_version": listed["version"]})
+        assert played.status_code == 201, played.json
+        assert_view_private(played.json["game"]["view"], {seat})
+        assert_log_private(played.json["events"], {seat})
+        if step % 40 == 0:
+            for caller in (alice, bob, carol, spectator):
+                check_everything(caller, game["id"], seed_hex)
+    assert step > 100  # the checks ran through a real stretch of play
