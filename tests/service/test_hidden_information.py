@@ -10,7 +10,7 @@ import json
 import random
 from typing import Any
 
-from tests.service.conftest import RP, Caller
+from tests.service.conftest import Caller
 
 
 def seats_of(caller: Caller, game: dict[str, Any]) -> set[int]:
