@@ -19,6 +19,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         REDIS_URL=os.environ.get("MEEPLE_REDIS_URL", "redis://127.0.0.1:6379/0"),
         RATELIMIT_DEFAULT=os.environ.get("MEEPLE_RATE_LIMIT", "300 per minute"),
         DISPATCH=True,  # queue bot turns and scoring on RQ
+        MAX_CONTENT_LENGTH=64 * 1024,  # the largest real request (50 moves) is a few KB
     )
     app.config.update(config or {})
 

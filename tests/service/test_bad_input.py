@@ -118,3 +118,8 @@ def test_bad_query_parameters_are_422(alice):
     assert_problem(alice.get("/v1/games?limit=0"), 422, "invalid_request")
     assert_problem(alice.get("/v1/games?status=paused"), 422, "invalid_request")
     assert_problem(alice.get("/v1/games?bogus=1"), 422, "invalid_request")
+
+
+def test_an_oversized_body_is_413(alice):
+    response = alice.post("/v1/games", {"type": RP, "seats": 2, "options": {"x": "y" * 70_000}})
+    assert_problem(response, 413, "too_large")
