@@ -117,10 +117,6 @@ class Meeple:
         self._tables: LRU[Table] = LRU(CACHE_SIZE)
         self._seeds: LRU[bytes] = LRU(CACHE_SIZE)
 
-    @classmethod
-    def from_url(cls, url: str, dispatcher: Dispatcher | None = None) -> Meeple:
-        return cls(redis.Redis.from_url(url), dispatcher)
-
     # --- game types -------------------------------------------------------
 
     @staticmethod

@@ -24,7 +24,7 @@ from events.exceptions import (
     SeatTaken,
 )
 from events.store import NewEvent
-from games.contract import Fact, Game, IllegalMove, Move, State, find_move
+from games.contract import Game, IllegalMove, Move, State, find_move
 from games.registry import get_game
 from games.rng import Rng
 
@@ -192,7 +192,6 @@ def decide_join(
 class Decision:
     events: list[NewEvent]
     table: Table  # the table after those events
-    facts: list[list[Fact]]  # facts of each move, in order
 
 
 def decide_moves(
@@ -215,7 +214,6 @@ def decide_moves(
     game, state, version = table.game, table.state, table.version
     assert state is not None
     events: list[NewEvent] = []
-    all_facts: list[list[Fact]] = []
     for index, move in enumerate(moves):
         if game.is_over(state):
             raise IllegalMoveError("game_over", "the game ended before this move", index)
@@ -230,7 +228,6 @@ def decide_moves(
         # The id alone decides a move (labels are presentation), and keeps the log small.
         played = {"seat": acting, "move": {"id": chosen["id"]}, "facts": facts}
         events.append(NewEvent("MovePlayed", played, player_id))
-        all_facts.append(facts)
     new_table = replace(table, state=state, version=version)
     if game.is_over(state):
         sheet = game.score(state)
@@ -240,7 +237,7 @@ def decide_moves(
             new_table, status=Status.ENDED, result=sheet, revealed_seed=seed.hex(),
             version=version + 2,
         )
-    return Decision(events, new_table, all_facts)
+    return Decision(events, new_table)
 
 
 def _acting_seat(actors: set[int], mine: list[int], wanted: int | None, index: int) -> int:
