@@ -187,9 +187,10 @@ def wait_http_ok(host: str, port: int, path: str = "/healthz", timeout: float = 
 
 
 @contextmanager
-def private_redis(workdir: Path) -> Iterator[EmbeddedRedis]:
-    """redis-server with the production AOF settings (appendfsync always) in `workdir`."""
-    server = EmbeddedRedis(workdir, free_port())
+def private_redis(workdir: Path, durable: bool = True) -> Iterator[EmbeddedRedis]:
+    """redis-server in `workdir`: the production AOF settings (appendfsync always), or
+    memory only (`durable=False`, as `meeple run` keeps the rate-limit counters)."""
+    server = EmbeddedRedis(workdir, free_port(), durable=durable)
     server.start()
     try:
         yield server
@@ -223,12 +224,14 @@ class Gunicorn:
 
 @contextmanager
 def private_gunicorn(redis_url: str, log_path: Path, workers: int | None = None,
-                     threads: int | None = None) -> Iterator[Gunicorn]:
+                     threads: int | None = None, counters_url: str | None = None
+                     ) -> Iterator[Gunicorn]:
     """gunicorn with deploy/gunicorn.conf.py on a free loopback port, no rate limit."""
     port = free_port()
     env = {
         **os.environ,
         "MEEPLE_REDIS_URL": redis_url,
+        "MEEPLE_RATELIMIT_REDIS_URL": counters_url or redis_url,
         "MEEPLE_BIND": f"{HOST}:{port}",
         # The benchmark is one client address hammering the API: lift the limit.
         "MEEPLE_RATE_LIMIT": "100000000 per minute",

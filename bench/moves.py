@@ -291,8 +291,11 @@ def main() -> None:
         return
 
     with tempfile.TemporaryDirectory(prefix="meeple-bench-") as tmp:
-        with private_redis(Path(tmp) / "redis") as server, private_gunicorn(
-            server.url, Path(tmp) / "gunicorn.log", args.workers, args.threads
+        # As `meeple run` does: the games on a durable server, the rate-limit counters apart.
+        with private_redis(Path(tmp) / "redis") as server, private_redis(
+            Path(tmp) / "counters", durable=False
+        ) as counters, private_gunicorn(
+            server.url, Path(tmp) / "gunicorn.log", args.workers, args.threads, counters.url
         ) as gunicorn:
             results = measure(args, HOST, gunicorn.port, server.url)
             peak_rss = gunicorn.peak_rss_mib()

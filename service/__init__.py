@@ -22,6 +22,12 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         MAX_CONTENT_LENGTH=64 * 1024,  # the largest real request (50 moves) is a few KB
     )
     app.config.update(config or {})
+    # Rate-limit counters need no durability: they may live on a Redis without
+    # appendfsync always, sparing the game store an fsync per request.
+    app.config.setdefault(
+        "RATELIMIT_STORAGE_URI",
+        os.environ.get("MEEPLE_RATELIMIT_REDIS_URL") or app.config["REDIS_URL"],
+    )
 
     client = redis.Redis.from_url(app.config["REDIS_URL"])
     dispatcher = RQDispatcher(client) if app.config["DISPATCH"] else None

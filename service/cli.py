@@ -26,7 +26,7 @@ import redis
 import structlog
 from rq import SimpleWorker, Worker
 
-from service.embedded_redis import EmbeddedRedis, die_with_parent
+from service.embedded_redis import EmbeddedRedis, die_with_parent, free_port
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 GUNICORN_CONF = REPO_ROOT / "deploy" / "gunicorn.conf.py"
@@ -135,19 +135,22 @@ def run(host: str, port: int, workers: int | None) -> None:
     """Run the API, one RQ worker with the scheduler, and (if needed) a private Redis."""
     # Signal handlers first: a Ctrl-C from here on is an orderly stop.
     supervisor = Supervisor()
-    embedded: EmbeddedRedis | None = None
+    embedded: list[EmbeddedRedis] = []  # started in this order, stopped in reverse
     code = 1
     try:
         redis_url = os.environ.get("MEEPLE_REDIS_URL")
+        counters_url = os.environ.get("MEEPLE_RATELIMIT_REDIS_URL")
         if not redis_url:
-            embedded = EmbeddedRedis(Path("var") / "redis")
-            try:
-                redis_url = embedded.start()
-            except RuntimeError as exc:
-                raise click.ClickException(str(exc)) from None
-            log.info("embedded redis started", url=redis_url, dir=str(embedded.workdir),
-                     pid=embedded.pid)
+            redis_url = start_embedded(embedded, EmbeddedRedis(Path("var") / "redis"))
+            if not counters_url:
+                # Rate-limit counters need no fsync: a second, memory-only server keeps
+                # them off the game store's appendfsync-always path.
+                counters = EmbeddedRedis(Path("var") / "redis-counters", free_port(),
+                                         durable=False)
+                counters_url = start_embedded(embedded, counters)
         env = {**os.environ, "MEEPLE_REDIS_URL": redis_url, "MEEPLE_BIND": f"{host}:{port}"}
+        if counters_url:
+            env["MEEPLE_RATELIMIT_REDIS_URL"] = counters_url
         supervisor.spawn("api", gunicorn_command(host, port, workers), env)
         supervisor.spawn("worker", meeple_command("worker", "--with-scheduler"), env)
         click.echo(f"meeple listening on http://{host}:{port} (redis {redis_url}); "
@@ -155,10 +158,20 @@ def run(host: str, port: int, workers: int | None) -> None:
         code = supervisor.wait()
     finally:
         supervisor.stop_all()
-        if embedded is not None:
-            embedded.stop()  # last: everything that writes to it has exited
-            log.info("embedded redis stopped")
+        for server in reversed(embedded):
+            server.stop()  # last: everything that writes to it has exited
+            log.info("embedded redis stopped", dir=str(server.workdir))
     sys.exit(code)
+
+
+def start_embedded(started: list[EmbeddedRedis], server: EmbeddedRedis) -> str:
+    try:
+        url = server.start()
+    except RuntimeError as exc:
+        raise click.ClickException(str(exc)) from None
+    started.append(server)
+    log.info("embedded redis started", url=url, dir=str(server.workdir), pid=server.pid)
+    return url
 
 
 def gunicorn_command(host: str, port: int, workers: int | None) -> list[str]:

@@ -26,7 +26,7 @@ def init_app(app: Flask) -> Limiter:
     limiter = Limiter(
         key_func=rate_limit_key,
         app=app,
-        storage_uri=app.config["REDIS_URL"],
+        storage_uri=app.config["RATELIMIT_STORAGE_URI"],
         key_prefix="meeple:ratelimit",
         default_limits=[app.config["RATELIMIT_DEFAULT"]],
         default_limits_exempt_when=lambda: request.path in UNLIMITED_PATHS,
