@@ -126,6 +126,9 @@ class JsonClient:
         self._host, self._port, self._timeout = host, port, timeout
         self._conn = http.client.HTTPConnection(host, port, timeout=timeout)
         self.api_key: str | None = None
+        # Seconds from sending the last request to reading its whole answer: the latency a
+        # server is responsible for, without this client's JSON encoding and decoding.
+        self.last_round_trip = 0.0
 
     def close(self) -> None:
         self._conn.close()
@@ -141,9 +144,11 @@ class JsonClient:
             headers["Authorization"] = f"Bearer {self.api_key}"
         for attempt in (1, 2):
             try:
+                started = time.perf_counter()
                 self._conn.request(method, path, payload, headers)
                 response = self._conn.getresponse()
                 raw = response.read()
+                self.last_round_trip = time.perf_counter() - started
                 break
             except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
                 # An idle keep-alive connection the server dropped; the request never ran.

@@ -181,12 +181,10 @@ def play_one(client: JsonClient, game_id: str, rng: random.Random, tally: Tally,
         "seat": legal["seat"],
         "moves": [{"id": rng.choice(legal["moves"])["id"]}],
     }
-    started = time.perf_counter()
     status, reply = client.call("POST", f"/v1/games/{game_id}/moves", body)
-    elapsed = time.perf_counter() - started
     if status != 201:
         raise HttpError(status, reply)
-    tally.latencies.append(elapsed)
+    tally.latencies.append(client.last_round_trip)
     if reply["game"]["status"] == "ended":
         return None
     next_moves: dict[str, Any] = reply["your_moves"]
@@ -207,14 +205,13 @@ def healthz_phase(host: str, port: int, threads: int, requests: int, seconds: fl
     def loop(index: int, client: JsonClient, tally: Tally, deadline: float) -> None:
         while (len(tally.latencies) < requests and time.monotonic() < deadline
                and tally.error_count < MAX_ERRORS_PER_THREAD):
-            started = time.perf_counter()
             try:
                 status, _ = client.call("GET", "/healthz")
             except OSError as exc:
                 tally.errors[type(exc).__name__] += 1
                 continue
             if status == 200:
-                tally.latencies.append(time.perf_counter() - started)
+                tally.latencies.append(client.last_round_trip)
             else:
                 tally.errors[f"http_{status}"] += 1
 

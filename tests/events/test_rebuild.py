@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 import redis
 
 from events.application import Meeple
+from events.exceptions import VersionConflict
 from events.players import Player
 from games.bots import random_move
 from games.rng import Rng
@@ -42,3 +44,27 @@ def test_a_stale_cache_is_caught_up_from_the_stream(redis_client: redis.Redis) -
     second.play_moves(alice, table.id, [{"id": move["id"]}], cached.version, 0)
     assert first.load(table.id).version == cached.version + 1
     assert first.load(table.id).to_json() == second.load(table.id).to_json()
+
+
+def test_a_move_decided_on_a_stale_cache_never_lands(redis_client: redis.Redis) -> None:
+    """A process decides on its cached table when the client names that version; the append
+    script's own check must then refuse, and the process must catch up from the stream."""
+    first, second = Meeple(redis_client), Meeple(redis_client)  # two gunicorn processes
+    alice = Player("p_alice", "alice")
+    table = first.create_game(alice, RP, 2)
+    first.join_game(alice, table.id)
+    cached = first.load(table.id)
+    move = cached.game.legal_moves(cached.state or {}, 0)[0]
+    after = second.play_moves(alice, table.id, [{"id": move["id"]}], cached.version, 0).table
+
+    with pytest.raises(VersionConflict) as conflict:  # first still caches `cached.version`
+        first.play_moves(alice, table.id, [{"id": move["id"]}], cached.version, 0)
+    assert conflict.value.current == after.version
+    assert first.store.version(table.id) == after.version  # nothing written
+
+    # Without an expected version the stale process retries on the stream's table.
+    seat = after.actors()[0]
+    again = after.game.legal_moves(after.state or {}, seat)[0]
+    played = first.play_moves(alice, table.id, [{"id": again["id"]}], None, seat).table
+    assert played.version == after.version + 1
+    assert played.to_json() == Meeple(redis_client).load(table.id).to_json()
