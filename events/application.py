@@ -13,6 +13,7 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -105,9 +106,15 @@ def summary(table: Table) -> dict[str, Any]:
 
 class Meeple:
     def __init__(
-        self, client: redis.Redis, dispatcher: Dispatcher | None = None, prefix: str = "meeple"
+        self,
+        client: redis.Redis,
+        dispatcher: Dispatcher | None = None,
+        prefix: str = "meeple",
+        new_seed: Callable[[], bytes] = lambda: secrets.token_bytes(32),
     ) -> None:
         self.redis = client
+        # Every game's secret seed comes from here; tests that replay a known deal pass their own.
+        self._new_seed = new_seed
         self.store = EventStore(client, prefix)
         self.players = Players(client, prefix)
         self.lobby = Lobby(client, prefix)
@@ -159,7 +166,7 @@ class Meeple:
             game_id = hashlib.sha256(f"{player.id}/{idempotency_key}".encode()).hexdigest()[:16]
             if self.store.exists(game_id):
                 return self._same_creation(game_id, request)
-        seed = secrets.token_bytes(32)
+        seed = self._new_seed()
         created = decide_create(game, seats, clean_options, hashlib.sha256(seed).hexdigest())
         table = evolve(Table.empty(game_id), _draft(created, 1), seed)
         events = [created]

@@ -6,9 +6,10 @@ from games.contract import Game
 
 
 def _load() -> dict[str, Game]:
+    from games.asking_for_trobils import GAME as asking_for_trobils
     from games.res_publica import GAME as res_publica
 
-    return {game.id: game for game in (res_publica,)}
+    return {game.id: game for game in (res_publica, asking_for_trobils)}
 
 
 GAMES: dict[str, Game] = _load()

@@ -31,7 +31,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     client = redis.Redis.from_url(app.config["REDIS_URL"])
     dispatcher = RQDispatcher(client) if app.config["DISPATCH"] else None
-    app.extensions["meeple"] = Meeple(client, dispatcher)
+    # NEW_SEED (tests only): a callable giving each new game's secret seed, to replay a known deal.
+    seeds = {"new_seed": app.config["NEW_SEED"]} if app.config.get("NEW_SEED") else {}
+    app.extensions["meeple"] = Meeple(client, dispatcher, **seeds)
 
     from service import errors, limits, spec
     from service.api import game_types, games, players, system

@@ -58,16 +58,17 @@ class Tally:
             self.wins.update(outcome.winners)
 
 
-def play_one(app: Meeple, game_type: str, players: int, rng: Rng) -> Outcome:
-    """A game of `players` random bots, move by move through the use cases."""
+def play_one(app: Meeple, game_type: str, players: int, rng: Rng, batch: int = 1) -> Outcome:
+    """A game of `players` random bots through the use cases, `batch` moves per call."""
     table = app.create_game(HOST, game_type, players, bots=list(range(players)), join=False)
     moves = 0
     try:
         while table.status is not Status.ENDED:
-            if moves == MOVE_LIMIT:
+            if moves >= MOVE_LIMIT:
                 return Outcome(moves, error=f"{table.id}: no end after {MOVE_LIMIT} moves")
-            table = play_bot_move(app, table, rng)
-            moves += 1
+            before = table.version
+            table = play_bot_moves(app, table, rng, batch)
+            moves += table.version - before - (2 if table.status is Status.ENDED else 0)
     except (MeepleError, ValueError) as error:
         return Outcome(moves, error=f"{table.id} at version {table.version}: {error!r}")
     assert table.result is not None
@@ -75,12 +76,34 @@ def play_one(app: Meeple, game_type: str, players: int, rng: Rng) -> Outcome:
     return Outcome(moves, winners)
 
 
-def play_bot_move(app: Meeple, table: Table, rng: Rng) -> Table:
+def play_bot_moves(app: Meeple, table: Table, rng: Rng, batch: int) -> Table:
+    """Up to `batch` random moves in one call (all or nothing, as a client may send them).
+
+    The bots plan ahead on the rules with the game's seed, which only a server-side tool may
+    read; the use case then re-checks and re-plays every move as it would a client's."""
     assert table.state is not None
-    seat = rng.choice(table.actors())
-    move = random_move(table.game, table.state, seat, rng)
-    result = app.play_moves(bot_player(seat), table.id, [{"id": move["id"]}], table.version, seat)
-    return result.table
+    game, state, seed = table.game, table.state, app.store.get_seed(table.id)
+    assert seed is not None
+    planned: list[dict[str, str]] = []
+    seats: list[int] = []
+    version = table.version
+    while len(planned) < batch and not game.is_over(state):
+        actors = sorted(game.actors(state))
+        seat = rng.choice(actors)
+        # Told no seat, the use case plays each move of a batch for the lowest seat that acts;
+        # a move for another seat goes alone, with its seat named.
+        if planned and seat != actors[0]:
+            break
+        move = random_move(game, state, seat, rng)
+        version += 1
+        state, _ = game.play(state, seat, move, Rng(seed, version))
+        planned.append({"id": move["id"]})
+        seats.append(seat)
+        if seat != actors[0]:
+            break
+    seat_named = seats[0] if len(seats) == 1 else None
+    return app.play_moves(bot_player(seats[0]), table.id, planned, table.version,
+                          seat_named).table
 
 
 # --- one worker process per --jobs --------------------------------------------
@@ -93,10 +116,11 @@ def _start_worker(url: str) -> None:
     _app = Meeple(redis.Redis.from_url(url))
 
 
-def _play_indexed(task: tuple[str, int, str, int]) -> Outcome:
-    game_type, players, seed, index = task
+def _play_indexed(task: tuple[str, int, str, int, int]) -> Outcome:
+    game_type, players, seed, index, batch = task
     assert _app is not None
-    return play_one(_app, game_type, players, Rng(seed.encode(), players * 1_000_000 + index))
+    rng = Rng(seed.encode(), players * 1_000_000 + index)
+    return play_one(_app, game_type, players, rng, batch)
 
 
 @main.command("simulate")
@@ -107,7 +131,10 @@ def _play_indexed(task: tuple[str, int, str, int]) -> Outcome:
 @click.option("--seed", default="simulate", show_default=True, help="Seed of the bots' choices.")
 @click.option("--jobs", default=1, show_default=True, type=click.IntRange(min=1),
               help="Processes playing games at once.")
-def simulate(game_type: str, games: int, players: int | None, seed: str, jobs: int) -> None:
+@click.option("--batch", default=1, show_default=True, type=click.IntRange(min=1, max=50),
+              help="Moves per call, as a client may send several at once (all or nothing).")
+def simulate(game_type: str, games: int, players: int | None, seed: str, jobs: int,
+             batch: int) -> None:
     """Play bot-only games through the use cases and report errors, wins and speed.
 
     Uses MEEPLE_REDIS_URL when set; otherwise a throw-away redis-server in a
@@ -125,18 +152,18 @@ def simulate(game_type: str, games: int, players: int | None, seed: str, jobs: i
         pool = stack.enter_context(
             multiprocessing.get_context("fork").Pool(jobs, _start_worker, (url,))
         )
-        tallies = [run_count(pool, game.id, count, games, seed) for count in counts]
+        tallies = [run_count(pool, game.id, count, games, seed, batch) for count in counts]
     report(tallies)
     if any(t.errors for t in tallies):
         raise SystemExit(1)
 
 
 def run_count(pool: multiprocessing.pool.Pool, game_type: str, count: int, games: int,
-              seed: str) -> Tally:
+              seed: str, batch: int = 1) -> Tally:
     tally = Tally(players=count)
     started = time.perf_counter()
-    tasks: Iterator[tuple[str, int, str, int]] = (
-        (game_type, count, seed, index) for index in range(games)
+    tasks: Iterator[tuple[str, int, str, int, int]] = (
+        (game_type, count, seed, index, batch) for index in range(games)
     )
     outcomes = pool.imap_unordered(_play_indexed, tasks)
     for outcome in tqdm(outcomes, total=games, desc=f"{count} players", unit="game"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Response, request
+from werkzeug.exceptions import BadRequest
 
 from events.application import summary
 from events.exceptions import NotSeated
@@ -32,12 +33,21 @@ from service.schemas import (
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games and their moves")
 BEARER: list[dict[str, list[str]]] = [{"bearerAuth": []}]
+IDEMPOTENCY_KEY_MAX = 200
 IDEMPOTENCY = {"name": "Idempotency-Key", "in": "header", "required": False,
-               "schema": {"type": "string", "maxLength": 200},
+               "schema": {"type": "string", "minLength": 1, "maxLength": IDEMPOTENCY_KEY_MAX},
                "description": "Retrying with the same key returns the first result"}
 IF_MATCH = {"name": "If-Match", "in": "header", "required": False,
             "schema": {"type": "string", "pattern": r'^(W/)?"?[0-9]+"?$'},
             "description": "The game's ETag (its version); same as expected_version"}
+
+
+def idempotency_key() -> str | None:
+    """The request's Idempotency-Key header, if it sent one, as documented (1 to 200 chars)."""
+    key = request.headers.get("Idempotency-Key")
+    if key is not None and not 1 <= len(key) <= IDEMPOTENCY_KEY_MAX:
+        raise BadRequest(f"Idempotency-Key must be 1 to {IDEMPOTENCY_KEY_MAX} characters")
+    return key
 
 
 def etag(version: int) -> str:
@@ -80,7 +90,7 @@ def create_game(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, st
     player = current_player()
     table = meeple().create_game(
         player, body["type"], body["seats"], body["options"], body["bots"], body["join"],
-        request.headers.get("Idempotency-Key"),
+        idempotency_key(),
     )
     headers = {"ETag": etag(table.version), "Location": f"/v1/games/{table.id}"}
     return game_out(table, player), 201, headers
@@ -124,7 +134,7 @@ def join_game(body: dict[str, Any], game_id: str) -> tuple[dict[str, Any], int, 
     """Take a seat (a given one, or the first free). The game starts when every seat is taken."""
     player = current_player()
     table = meeple().join_game(player, game_id, body.get("seat"),
-                               request.headers.get("Idempotency-Key"))
+                               idempotency_key())
     return game_out(table, player), 200, {"ETag": etag(table.version)}
 
 
@@ -166,7 +176,7 @@ def play_moves(body: dict[str, Any], game_id: str) -> Any:
             return problem(400, "bad_request", "If-Match must be the game's ETag, e.g. \"12\"")
     result = meeple().play_moves(
         player, game_id, body["moves"], expected, body.get("seat"),
-        request.headers.get("Idempotency-Key"),
+        idempotency_key(),
     )
     table = result.table
     seats = table.seats_of(player.id)

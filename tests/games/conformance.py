@@ -90,6 +90,13 @@ def seats_and_spectator(players: int) -> list[Seat | None]:
     return [*range(players), None]
 
 
+def sampled(seed: bytes, purpose: str, index: int, every: int) -> bool:
+    """Whether a per-step check looks at move `index`: one move in `every`, drawn at random
+    (every=1: all of them). Long games then cost the expensive checks less per game, so they
+    can see more games, and so more kinds of positions, for the same time."""
+    return every <= 1 or harness_rng(seed, f"sample/{purpose}", index).randbelow(every) == 0
+
+
 def seats_to_check(seed: bytes, purpose: str, index: int, players: int,
                    all_seats: bool) -> list[Seat]:
     """Every seat, or one random seat: the expensive per-seat checks sample one per step."""
@@ -173,13 +180,15 @@ class Playout:
 
     def __init__(self, game: Game, players: int, seed: SeedLike, *,
                  options: dict[str, Any] | None = None, max_moves: int = MAX_MOVES,
-                 start: State | None = None, snapshots: bool = False) -> None:
+                 start: State | None = None, snapshots: bool = False,
+                 snapshot_every: int = 1) -> None:
         self.game = game
         self.players = players
         self.seed = as_seed(seed)
         self.options = default_options(game) if options is None else options
         self.max_moves = max_moves
         self.snapshots = snapshots
+        self.snapshot_every = snapshot_every
         self.bot = harness_rng(self.seed, "bot")
         if start is None:
             start = game.setup(players, self.options, game_rng(self.seed, SETUP_VERSION))
@@ -193,7 +202,9 @@ class Playout:
             index += 1
             assert index <= self.max_moves, f"no end after {self.max_moves} random moves"
             seat, move = pick_move(self.game, self.state, self.bot)
-            snapshot = copy.deepcopy(self.state) if self.snapshots else None
+            snapshot = None
+            if self.snapshots and sampled(self.seed, "snapshot", index, self.snapshot_every):
+                snapshot = copy.deepcopy(self.state)
             version = move_version(index)
             after, facts = must_play(self.game, self.state, seat, move,
                                      game_rng(self.seed, version), f"move {index}")
@@ -330,10 +341,13 @@ def check_replay(game: Game, players: int, seed: SeedLike, **kw: Any) -> None:
     assert_same(state, live.state, "replay ends in another state")
 
 
-def check_json_round_trip(game: Game, players: int, seed: SeedLike, **kw: Any) -> None:
+def check_json_round_trip(game: Game, players: int, seed: SeedLike, *, every: int = 1,
+                          **kw: Any) -> None:
     """States, facts and views are JSON; play from a round-tripped state gives the same result."""
     playout = Playout(game, players, seed, **kw)
     for step in playout:
+        if not sampled(playout.seed, "json", step.index, every):
+            continue
         state = assert_json(step.state, f"state before move {step.index}")
         rng = game_rng(playout.seed, step.version)
         after, facts = must_play(game, state, step.seat, step.move, rng, "from JSON")
@@ -345,10 +359,12 @@ def check_json_round_trip(game: Game, players: int, seed: SeedLike, **kw: Any) -
 
 
 def check_play_does_not_mutate(game: Game, players: int, seed: SeedLike, *,
-                               all_seats: bool = False, **kw: Any) -> None:
+                               all_seats: bool = False, every: int = 1, **kw: Any) -> None:
     """`play` leaves its input alone, and so do the read-only members."""
-    playout = Playout(game, players, seed, snapshots=True, **kw)
+    playout = Playout(game, players, seed, snapshots=True, snapshot_every=every, **kw)
     for step in playout:
+        if step.snapshot is None:
+            continue
         assert_same(step.state, step.snapshot, f"play mutated its input at move {step.index}")
         before = copy.deepcopy(step.after)
         seats = seats_to_check(playout.seed, "touch", step.index, players, all_seats)
@@ -410,13 +426,16 @@ def assert_refused(game: Game, state: State, before: State, seat: Any, move: Any
     assert_same(state, before, f"refusing seat {seat!r} move {move!r} changed the state")
 
 
-def check_illegal_moves(game: Game, players: int, seed: SeedLike, **kw: Any) -> None:
+def check_illegal_moves(game: Game, players: int, seed: SeedLike, *, every: int = 1,
+                        **kw: Any) -> None:
     """Malformed, made-up, foreign, stale and out-of-turn moves: IllegalMove, no change."""
     playout = Playout(game, players, seed, **kw)
     seen: set[str] = set()
     for step in playout:
         legal = {seat: game.legal_moves(step.state, seat) for seat in game.actors(step.state)}
         seen |= {m["id"] for moves in legal.values() for m in moves}
+        if not sampled(playout.seed, "probe", step.index, every):
+            continue
         rng = harness_rng(playout.seed, "probe", step.index)
         before = copy.deepcopy(step.state)
         for seat, move in illegal_probes(legal, players, seen, rng):
@@ -425,7 +444,7 @@ def check_illegal_moves(game: Game, players: int, seed: SeedLike, **kw: Any) -> 
 
 
 def check_no_leaks(game: Game, players: int, seed: SeedLike, *, all_seats: bool = False,
-                   **kw: Any) -> int:
+                   every: int = 1, **kw: Any) -> int:
     """Views and facts depend only on what their reader may know.
 
     For a seat s, `determinize(state, s)` is another world s cannot tell apart from the real
@@ -438,6 +457,8 @@ def check_no_leaks(game: Game, players: int, seed: SeedLike, *, all_seats: bool 
     playout = Playout(game, players, seed, **kw)
     informative = 0
     for step in playout:
+        if not sampled(playout.seed, "leaks", step.index, every):
+            continue
         spectator = game.view(step.state, None)
         for seat in seats_to_check(playout.seed, "leaks", step.index, players, all_seats):
             other = game.determinize(step.state, seat, _det_rng(playout.seed, step.index, seat))
@@ -473,7 +494,7 @@ def _assert_facts_hidden(game: Game, seed: bytes, step: Step, other: State,
 
 
 def check_determinize(game: Game, players: int, seed: SeedLike, *, all_seats: bool = False,
-                      **kw: Any) -> None:
+                      every: int = 1, **kw: Any) -> None:
     """Determinized states are reproducible, keep what is public, and play to the end.
 
     Checks one random seat per step (every seat with `all_seats`), and plays one determinized
@@ -483,10 +504,12 @@ def check_determinize(game: Game, players: int, seed: SeedLike, *, all_seats: bo
     chooser = harness_rng(playout.seed, "rollout")
     chosen: tuple[State, int] | None = None
     for step in playout:
-        for seat in seats_to_check(playout.seed, "determinize", step.index, players, all_seats):
-            _assert_determinization(game, step.state, seat, players, playout.seed, step.index)
         if chooser.randbelow(step.index) == 0:  # reservoir: a uniformly random step
             chosen = (step.state, step.index)
+        if not sampled(playout.seed, "determinize", step.index, every):
+            continue
+        for seat in seats_to_check(playout.seed, "determinize", step.index, players, all_seats):
+            _assert_determinization(game, step.state, seat, players, playout.seed, step.index)
     if chosen is not None:
         _roll_out(game, players, playout.seed, *chosen, max_moves=playout.max_moves)
 

@@ -2,8 +2,9 @@
 
 Each check plays whole random games from hypothesis-drawn seeds. MEEPLE_PLAYOUTS (default 2000)
 is the number of random games each game is played to the end in this module, summed over all
-checks and player counts; SHARES splits it between the checks (the cheap end-to-end playout check
-gets the largest share, the ones that work hard at every step get less).
+checks and player counts; SHARES splits it between the checks (the cheap end-to-end playout and
+replay checks get the largest shares; the ones that work hard at a move look at a random one
+move in EVERY, see conformance.sampled).
 """
 
 from __future__ import annotations
@@ -23,14 +24,17 @@ from tests.games import conformance as conf
 
 PLAYOUTS = int(os.environ.get("MEEPLE_PLAYOUTS", "2000"))
 SHARES = {
-    "playout": 0.40,
-    "replay": 0.10,
-    "json": 0.10,
-    "no-mutation": 0.10,
-    "illegal-moves": 0.10,
-    "no-leaks": 0.10,
-    "determinize": 0.10,
+    "playout": 0.50,
+    "replay": 0.20,
+    "json": 0.06,
+    "no-mutation": 0.06,
+    "illegal-moves": 0.06,
+    "no-leaks": 0.06,
+    "determinize": 0.06,
 }
+# The expensive checks look at one move in EVERY of a game (drawn at random per move), so that
+# a game of a thousand moves costs them about what a few hundred moves cost the playout check.
+EVERY = {"json": 6, "no-mutation": 6, "illegal-moves": 6, "no-leaks": 6, "determinize": 6}
 assert set(SHARES) == set(conf.CHECKS) and math.isclose(sum(SHARES.values()), 1.0)
 
 settings.register_profile(
@@ -61,7 +65,8 @@ def run(check: str, game: Game, players: int,
     @settings(PROFILE, max_examples=examples(game, check))
     @given(seed=SEEDS, options=st.sampled_from(conf.option_variants(game)))
     def one_game(seed: int, options: dict[str, Any]) -> None:
-        result = conf.CHECKS[check](game, players, seed, options=options)
+        every = {"every": EVERY[check]} if check in EVERY else {}
+        result = conf.CHECKS[check](game, players, seed, options=options, **every)
         if report is not None:
             report(result)
 

@@ -173,3 +173,19 @@ def test_toy_passes_with_every_seat_at_every_step(check: Check) -> None:
     for seed in range(10):
         for players in PLAYER_COUNTS:
             check(GAME, players, seed, all_seats=True)
+
+
+SAMPLED = [(game, check, message) for game, check, message in BROKEN
+           if check in (conf.check_no_leaks, conf.check_play_does_not_mutate,
+                        conf.check_illegal_moves, conf.check_determinize,
+                        conf.check_json_round_trip)]
+
+
+@pytest.mark.parametrize(("game", "check", "message"), SAMPLED,
+                         ids=[type(game).__name__ for game, _, _ in SAMPLED])
+def test_suite_catches_with_sampled_steps(game: ToyGame, check: Check, message: str) -> None:
+    """test_conformance looks at one move in six in the expensive checks: bugs are still found."""
+    with pytest.raises(AssertionError, match=message):
+        for seed in range(50):
+            for players in PLAYER_COUNTS:
+                check(game, players, seed, every=6)

@@ -123,3 +123,17 @@ def test_bad_query_parameters_are_422(alice):
 def test_an_oversized_body_is_413(alice):
     response = alice.post("/v1/games", {"type": RP, "seats": 2, "options": {"x": "y" * 70_000}})
     assert_problem(response, 413, "too_large")
+
+
+@pytest.mark.parametrize("key", ["", "k" * 201])
+def test_an_idempotency_key_outside_its_documented_length_is_400_and_writes_nothing(alice, key):
+    response = alice.post("/v1/games", {"type": RP, "seats": 2},
+                          headers={"Idempotency-Key": key})
+    assert_problem(response, 400, "bad_request")
+    assert "Idempotency-Key" in response.json["detail"]
+    assert alice.get("/v1/games").json["items"] == []  # nothing was created
+    game = alice.create()
+    for path in (f"/v1/games/{game['id']}/join", f"/v1/games/{game['id']}/moves"):
+        body = {} if path.endswith("join") else {"moves": [{"id": "x"}]}
+        assert_problem(alice.post(path, body, headers={"Idempotency-Key": key}), 400,
+                       "bad_request")

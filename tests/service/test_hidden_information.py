@@ -89,3 +89,65 @@ def test_no_route_shows_a_seat_anything_of_another_seat(app, alice, bob, carol, 
             for caller in (alice, bob, carol, spectator):
                 check_everything(caller, game["id"], seed_hex)
     assert step > 100  # the checks ran through a real stretch of play
+
+
+# --- Asking for Trobils: flipped Trobils -----------------------------------------------------
+
+TROBILS = "asking-for-trobils"
+
+
+def flipped_of_others(state: dict[str, Any] | None, mine: set[int]) -> set[str]:
+    """ "Once a Trobil Card is flipped over, only the owner may look at the card." """
+    return {card for seat, area in enumerate((state or {}).get("seats", [])) if seat not in mine
+            for card in area["flipped"]}
+
+
+def check_flipped_hidden(app: Any, caller: Caller, game_id: str, seed_hex: str) -> int:
+    """Every route as `caller`; returns how many flipped cards of others were held back."""
+    meeple = app.extensions["meeple"]
+    game = caller.get(f"/v1/games/{game_id}").json
+    mine = seats_of(caller, game)
+    held_back = 0
+    for route, body in every_route(caller, game_id, game["version"]):
+        text = json.dumps(body)
+        assert seed_hex not in text, f"{route} shows the seed"
+        if route == "events":
+            assert_log_private(body["items"], mine)
+            continue
+        secret = flipped_of_others(meeple.table_at(game_id, body["version"]).state, mine)
+        shown = sorted(card for card in secret if f'"{card}"' in text)
+        assert not shown, f"{route} shows flipped Trobils {shown} of another seat"
+        held_back += len(secret)
+    return held_back
+
+
+def test_no_route_shows_a_flipped_trobil_to_anyone_but_its_owner(app, alice, bob, carol,
+                                                                  client):
+    spectator = Caller(client, "dave")
+    game = alice.create(seats=3, type=TROBILS)
+    for caller in (bob, carol):
+        caller.post(f"/v1/games/{game['id']}/join", {})
+    seed_hex = app.extensions["meeple"].store.get_seed(game["id"]).hex()
+    players = {0: alice, 1: bob, 2: carol}
+    rng = random.Random(5)
+    held_back = 0
+    for step in range(1500):
+        current = alice.get(f"/v1/games/{game['id']}").json
+        if current["status"] != "active":
+            break
+        seat = current["actors"][0]
+        listed = players[seat].get(f"/v1/games/{game['id']}/moves?seat={seat}").json
+        # Flip whenever the Star offers it, so that there are secrets to keep.
+        flips = [m for m in listed["moves"] if m["id"].startswith("flip:")]
+        move = flips[0] if flips else rng.choice(listed["moves"])
+        played = players[seat].post(f"/v1/games/{game['id']}/moves",
+                                    {"seat": seat, "moves": [{"id": move["id"]}],
+                                     "expected_version": listed["version"]})
+        assert played.status_code == 201, played.json
+        if played.json["game"]["status"] != "active":
+            break
+        assert_log_private(played.json["events"], {seat})
+        if step % 100 == 99:
+            for caller in (alice, bob, carol, spectator):
+                held_back += check_flipped_hidden(app, caller, game["id"], seed_hex)
+    assert held_back > 0, "no Trobil was ever flipped: the check proved nothing"

@@ -1,0 +1,66 @@
+"""Asking for Trobils: hunt Trobils with ships, resources and Connections (see README.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import RAISE, Schema, fields
+
+from games.asking_for_trobils import rules, view
+from games.asking_for_trobils.scoring import score
+from games.contract import Fact, IllegalMove, Move, ScoreSheet, Seat, State, find_move
+from games.rng import Rng
+
+
+class Options(Schema):
+    """The rulebook's one variant: "To play a shorter game, remove the 5 cards marked for a
+    2 Player game setup." """
+
+    short_game = fields.Boolean(load_default=False)
+
+    class Meta:
+        unknown = RAISE
+
+
+class AskingForTrobils:
+    id: str = "asking-for-trobils"
+    title: str = "Asking for Trobils"
+    min_players: int = 2
+    max_players: int = 7
+    rules_version: str = "1"
+    options: type[Schema] = Options
+
+    def setup(self, players: int, options: dict[str, Any], rng: Rng) -> State:
+        if not self.min_players <= players <= self.max_players:
+            raise ValueError(f"{self.title} is for 2 to 7 players, not {players}")
+        chosen = Options().load(options)
+        return rules.setup(players, bool(chosen["short_game"]), rng)
+
+    def actors(self, state: State) -> set[Seat]:
+        return rules.actors(state)
+
+    def legal_moves(self, state: State, seat: Seat) -> list[Move]:
+        if seat not in rules.actors(state):
+            return []
+        return rules.MOVES[state["phase"]](state, seat)
+
+    def play(self, state: State, seat: Seat, move: Move, rng: Rng) -> tuple[State, list[Fact]]:
+        if seat not in rules.actors(state):
+            raise IllegalMove("not_your_turn", f"seat {seat} is not asked to act now")
+        chosen = find_move(rules.MOVES[state["phase"]](state, seat), move)
+        return rules.play(state, seat, chosen, rng)
+
+    def view(self, state: State, seat: Seat | None) -> dict[str, Any]:
+        return view.view(state, seat)
+
+    def is_over(self, state: State) -> bool:
+        return bool(state["phase"] == "over")
+
+    def score(self, state: State) -> ScoreSheet:
+        return score(state)
+
+    def determinize(self, state: State, seat: Seat, rng: Rng) -> State:
+        return view.determinize(state, seat, rng)
+
+
+GAME = AskingForTrobils()
