@@ -56,6 +56,7 @@ openapi: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m bench.moves
 	$(BIN)/python -m bench.memory
+	$(BIN)/python -m bench.verify
 
 clean:
 	rm -rf .pytest_cache .mypy_cache .ruff_cache .hypothesis *.egg-info openapi.yaml.tmp

@@ -22,6 +22,7 @@ from marshmallow import ValidationError
 
 from events.envelope import Envelope, canonical_json
 from events.exceptions import (
+    GameExists,
     GameNotFound,
     IdempotencyKeyReused,
     InvalidOptions,
@@ -277,6 +278,24 @@ class Meeple:
         result = self.store.append(game_id, expected, events)
         table = self._fold(table, result.envelopes, self._seed(game_id))
         return self._committed(table, len(result.envelopes))
+
+    def import_game(self, game_id: str, envelopes: list[Envelope], seed: bytes) -> Table:
+        """A finished game from a verified record, under its original id, event for event and
+        hash for hash. Importing the same record again finds the game it made."""
+        if self.store.exists(game_id):
+            stored = [e["hash"] for e in self.store.read(game_id)]
+            if stored == [e["hash"] for e in envelopes]:
+                return self.load(game_id)
+            raise GameExists(f"game {game_id} already exists here and is another game")
+        if self.store.get_seed(game_id) is None:
+            self.store.put_seed(game_id, seed)
+        try:
+            self.store.import_sealed(game_id, envelopes)
+        except VersionConflict:  # a concurrent import of the same id got there first
+            return self.import_game(game_id, envelopes, seed)
+        table = self.load(game_id)
+        self.lobby.record(summary(table))
+        return table
 
     # --- queries ----------------------------------------------------------
 

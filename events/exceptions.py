@@ -23,6 +23,29 @@ class UnknownGameType(NotFound):
     code = "unknown_game_type"
 
 
+class GameExists(MeepleError):
+    """An import names a game id that holds another game."""
+
+    code = "game_exists"
+
+
+class RecordInvalid(MeepleError):
+    """A record failed verification; `report` says where and why."""
+
+    code = "record_invalid"
+
+    def __init__(self, detail: str, report: dict[str, object]) -> None:
+        super().__init__(detail)
+        self.report = report
+
+
+class RulesVersionUnavailable(MeepleError):
+    """The game was played under rules this server no longer runs: it will not replay it with
+    other rules and pretend the outcome is the same."""
+
+    code = "rules_version_unavailable"
+
+
 class InvalidOptions(MeepleError):
     code = "invalid_options"
 

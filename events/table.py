@@ -21,6 +21,7 @@ from events.exceptions import (
     InvalidOptions,
     NotSeated,
     NotYourTurn,
+    RulesVersionUnavailable,
     SeatTaken,
 )
 from events.store import NewEvent
@@ -69,7 +70,15 @@ class Table:
 
     @property
     def game(self) -> Game:
-        return get_game(self.type)
+        """The rules this game was played under; never others (DESIGN: history stays true)."""
+        game = get_game(self.type)
+        if self.rules_version and self.rules_version != game.rules_version:
+            raise RulesVersionUnavailable(
+                f"this game was played under {game.title} rules version {self.rules_version};"
+                f" this server runs version {game.rules_version} and will not replay it with"
+                " other rules (its record can be verified by a Meeple that has them)"
+            )
+        return game
 
     def seat_of(self, seat: int) -> Seat | None:
         return next((s for s in self.seats if s.seat == seat), None)

@@ -32,8 +32,19 @@ def redact_envelope(envelope: Envelope, seats: list[int], ended: bool) -> Envelo
     shown: dict[str, Any] = {"seat": data["seat"], "facts": facts}
     if own:
         shown["move"] = data["move"]
-    # A redacted envelope keeps its hash for reference; it no longer verifies by design.
     return {**envelope, "data": shown, "redacted": True}
+
+
+def redact_log(envelopes: list[Envelope], seats: list[int], ended: bool) -> list[Envelope]:
+    """A stretch of the log as `seats` may see it.
+
+    Before the end no envelope shows its hash or `prev` (both null). Every hash covers the
+    one before it, so any hash after a redacted envelope would let a client test guesses of
+    what was hidden there (a move id, a few card names) until one matched. The whole chain is
+    published with the seed when the game ends; the complete record carries it."""
+    if ended:
+        return list(envelopes)
+    return [{**redact_envelope(e, seats, ended), "hash": None, "prev": None} for e in envelopes]
 
 
 def table_view(table: Table, seat: int | None) -> dict[str, Any] | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 import redis
@@ -10,6 +11,7 @@ from flask import Flask
 
 from events.application import Meeple
 from events.dispatch import RQDispatcher
+from events.keys import Keyring
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
@@ -18,10 +20,13 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.config.update(
         REDIS_URL=os.environ.get("MEEPLE_REDIS_URL", "redis://127.0.0.1:6379/0"),
         RATELIMIT_DEFAULT=os.environ.get("MEEPLE_RATE_LIMIT", "300 per minute"),
+        RATELIMIT_RECORDS=os.environ.get("MEEPLE_RECORDS_RATE_LIMIT", "30 per minute"),
         DISPATCH=True,  # queue bot turns and scoring on RQ
         MAX_CONTENT_LENGTH=64 * 1024,  # the largest real request (50 moves) is a few KB
     )
     app.config.update(config or {})
+    # Record signing keys (private): a directory kept like a secret in production.
+    app.config.setdefault("KEYS_DIR", os.environ.get("MEEPLE_KEYS_DIR") or "var/keys")
     # Rate-limit counters need no durability: they may live on a Redis without
     # appendfsync always, sparing the game store an fsync per request.
     app.config.setdefault(
@@ -34,13 +39,19 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     # NEW_SEED (tests only): a callable giving each new game's secret seed, to replay a known deal.
     seeds = {"new_seed": app.config["NEW_SEED"]} if app.config.get("NEW_SEED") else {}
     app.extensions["meeple"] = Meeple(client, dispatcher, **seeds)
+    app.extensions["meeple_keys"] = Keyring(Path(app.config["KEYS_DIR"]))
 
     from service import errors, limits, spec
-    from service.api import game_types, games, players, system
+    from service.api import game_types, games, players, records, system
 
     api = spec.init_app(app)
-    limits.init_app(app)
+    limiter = limits.init_app(app)
     errors.init_app(app)
-    for module in (system, players, game_types, games):
+    for module in (system, players, game_types, games, records):
         api.register_blueprint(module.blp)
+    # Verifying or importing re-executes a whole game: a tighter limit than other calls.
+    for endpoint in ("records.verify", "records.import_record"):
+        view = app.view_functions[endpoint]
+        limited = limiter.limit(app.config["RATELIMIT_RECORDS"])(view)
+        app.view_functions[endpoint] = limited  # type: ignore[assignment]
     return app

@@ -26,6 +26,9 @@ _STATUS: list[tuple[type[ex.MeepleError], int]] = [
     (ex.GameNotStarted, 409),
     (ex.GameOver, 409),
     (ex.NotYourTurn, 409),
+    (ex.RulesVersionUnavailable, 409),
+    (ex.GameExists, 409),
+    (ex.RecordInvalid, 422),
     (ex.UnknownGameType, 422),
     (ex.InvalidOptions, 422),
     (ex.IdempotencyKeyReused, 422),
@@ -74,6 +77,8 @@ def handle_meeple_error(error: ex.MeepleError) -> Response:
         extra["current_version"] = error.current
     if isinstance(error, ex.IllegalMoveError) and error.index is not None:
         extra["move_index"] = error.index
+    if isinstance(error, ex.RecordInvalid):
+        extra["report"] = error.report
     return problem(status_of(error), error.code, error.detail, **extra)
 
 

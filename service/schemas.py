@@ -25,6 +25,7 @@ class Problem(Strict):
     errors = fields.Dict(metadata={"description": "Field-by-field validation errors"})
     current_version = fields.Integer(metadata={"description": "With version_conflict"})
     move_index = fields.Integer(metadata={"description": "With illegal moves: which move"})
+    report = fields.Dict(metadata={"description": "With record_invalid: the verifier's report"})
 
 
 # --- players ----------------------------------------------------------------
@@ -182,8 +183,12 @@ class EnvelopeOut(Strict):
     at = fields.String(required=True)
     by = fields.String(required=True)
     data = fields.Dict(required=True)
-    prev = fields.String(required=True)
-    hash = fields.String(required=True)
+    prev = fields.String(required=True, allow_none=True, metadata={
+        "description": "The hash of the envelope before; null until the game has ended"})
+    hash = fields.String(required=True, allow_none=True, metadata={
+        "description": "SHA-256 of this envelope's canonical JSON without `hash`; null "
+                       "until the game has ended: each hash covers the ones before, so it "
+                       "would let guesses of redacted secrets be tested"})
     redacted = fields.Boolean(metadata={"description": "Parts hidden from you were removed"})
 
 
@@ -220,8 +225,73 @@ class StateOut(Strict):
     seat = fields.Integer(allow_none=True, required=True)
     actors = fields.List(fields.Integer(), required=True)
     view = fields.Dict(allow_none=True, required=True)
+    full_state = fields.Dict(
+        allow_none=True, required=True,
+        metadata={"description": "Once the game has ended: the whole state at this version "
+                  "(every hand, every deck in order), for everyone; null before the end"},
+    )
 
 
 class Health(Strict):
     status = fields.String(required=True)
     redis = fields.Boolean(required=True)
+
+
+# --- records ---------------------------------------------------------------------------------
+
+
+class Signature(Schema):
+    alg = fields.String(required=True, metadata={"example": "Ed25519"})
+    key_id = fields.String(required=True, metadata={"description": "See GET /v1/keys"})
+    public_key = fields.String(required=True, metadata={"description": "Raw key, base64url"})
+    value = fields.String(
+        required=True,
+        metadata={"description": "Ed25519 over the canonical JSON of the record without "
+                  "`signature` (UTF-8, keys sorted, no whitespace), base64url"},
+    )
+
+
+class RecordDoc(Schema):
+    """A game record (format meeple-record/1). Documentation only: the verifier reads any JSON
+    and reports what is wrong with it."""
+
+    class Meta:
+        unknown = INCLUDE
+
+    format = fields.String(metadata={"example": "meeple-record/1"})
+    game = fields.Dict(metadata={"description": "id, type, rules_version, options, seat_count, "
+                                 "seats, created_at, status"})
+    seed_commitment = fields.String(metadata={"description": "SHA-256 of the secret seed"})
+    complete = fields.Boolean(metadata={"description": "false: a caller's redacted view of a "
+                                        "game still in play; it cannot be re-executed"})
+    redacted_for = fields.List(fields.Integer(), allow_none=True)
+    events = fields.List(fields.Nested(EnvelopeOut))
+    seed = fields.String(allow_none=True, metadata={"description": "Revealed once ended"})
+    scores = fields.Dict(allow_none=True)
+    signature = fields.Nested(Signature)
+
+
+class PublicKey(Strict):
+    id = fields.String(required=True)
+    alg = fields.String(required=True)
+    public_key = fields.String(required=True, metadata={"description": "Raw key, base64url"})
+    created_at = fields.String(required=True)
+    current = fields.Boolean(required=True, metadata={"description": "Signs new records"})
+
+
+class KeysOut(Strict):
+    keys = fields.List(fields.Nested(PublicKey), required=True)
+
+
+class VerifyReport(Schema):
+    """What the verifier found. `first` is the first divergence in record order."""
+
+    class Meta:
+        unknown = INCLUDE
+
+    ok = fields.Boolean(required=True)
+    problems = fields.List(fields.Dict(), required=True, metadata={
+        "description": "Each: check, version, path (JSON path into the record), expected, "
+                       "found, detail"})
+    first = fields.Dict(allow_none=True)
+    checked = fields.Dict(metadata={"description": "What was checked, with counts"})

@@ -11,7 +11,7 @@ from events.application import summary
 from events.exceptions import NotSeated
 from events.players import Player
 from events.table import Status, Table
-from events.visibility import redact_envelope, table_view
+from events.visibility import redact_log, table_view
 from service.api import Blueprint
 from service.auth import current_player, meeple
 from service.errors import problem
@@ -181,7 +181,7 @@ def play_moves(body: dict[str, Any], game_id: str) -> Any:
     table = result.table
     seats = table.seats_of(player.id)
     ended = table.status is Status.ENDED
-    events = [redact_envelope(e, seats, ended) for e in result.envelopes]
+    events = redact_log(result.envelopes, seats, ended)
     game = game_out(table, player, body.get("seat"))
     same_seat = game["seat"] == seat_for(table, player, None)
     payload = {"version": table.version, "replayed": result.replayed, "events": events,
@@ -202,10 +202,10 @@ def events(query: dict[str, Any], game_id: str) -> dict[str, Any]:
     table = app.load(game_id)
     start = query["after"] + 1
     end = min(table.version, query["after"] + query["limit"])
-    envelopes = app.events(game_id, start, end) if start <= end else []
     seats, ended = table.seats_of(player.id), table.status is Status.ENDED
+    envelopes = app.events(game_id, start, end) if start <= end else []
     return {
-        "items": [redact_envelope(e, seats, ended) for e in envelopes],
+        "items": redact_log(envelopes, seats, ended),
         "version": table.version,
         "next_after": end if end < table.version else None,
     }
@@ -223,8 +223,10 @@ def state(query: dict[str, Any], game_id: str) -> dict[str, Any]:
     version = query.get("version")
     table = current if version is None or version == current.version else app.table_at(
         game_id, version)
-    # A past state is shown as the caller's seat saw it then.
+    # A past state is shown as the caller's seat saw it then; once the game is over, every
+    # version is also shown in full to everyone (hands, decks), for replays and audits.
     seat = seat_for(current, player, query.get("seat"))
+    full = table.state if current.status is Status.ENDED else None
     return {"version": table.version, "status": table.status.value, "seat": seat,
-            "actors": table.actors(), "view": table_view(table, seat)}
+            "actors": table.actors(), "view": table_view(table, seat), "full_state": full}
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,9 +17,10 @@ RP = "res-publica-2230ad"
 
 
 @pytest.fixture()
-def app(redis_url: str, redis_client: redis.Redis) -> Iterator[Flask]:
+def app(redis_url: str, redis_client: redis.Redis, tmp_path: Path) -> Iterator[Flask]:
     yield create_app(
-        {"REDIS_URL": redis_url, "DISPATCH": False, "RATELIMIT_DEFAULT": "100000 per minute"}
+        {"REDIS_URL": redis_url, "DISPATCH": False, "RATELIMIT_DEFAULT": "100000 per minute",
+         "KEYS_DIR": str(tmp_path / "keys")}
     )
 
 

@@ -170,6 +170,29 @@ def test_hot_seat_game_played_to_the_end_reveals_the_seed(alice):
     assert types[-2:] == ["GameEnded", "SeedRevealed"]
 
 
+def test_after_the_end_every_version_is_shown_in_full_to_everyone(app, alice, bob, client):
+    """Replays and audits: once a game is over, its state at any version, whole."""
+    game = started_game(alice, bob)
+    spectator = Caller(client, "carol")
+    halfway = None
+    for step in range(5000):
+        current = alice.get(f"/v1/games/{game['id']}").json
+        if current["status"] == "ended":
+            break
+        if step == 40:
+            halfway = current["version"]
+            assert spectator.get(f"/v1/games/{game['id']}/state?version={halfway}"
+                                 ).json["full_state"] is None
+        caller = alice if 0 in current["actors"] else bob
+        assert caller.play_first_move(game["id"]).status_code == 201
+    assert halfway is not None
+    truth = app.extensions["meeple"].table_at(game["id"], halfway).state
+    for caller in (alice, bob, spectator):
+        shown = caller.get(f"/v1/games/{game['id']}/state?version={halfway}").json
+        assert shown["full_state"] == truth
+        assert any("hand" in p for p in shown["full_state"]["seats"])  # hands included
+
+
 def test_list_games_filters_and_paginates(alice, bob):
     for _ in range(3):
         alice.create(seats=2)
@@ -226,3 +249,22 @@ def test_a_retried_join_with_the_same_key_takes_one_seat(alice, bob, carol):
     assert first.status_code == again.status_code == 200
     assert again.json["your_seats"] == first.json["your_seats"] == [1]
     assert carol.post(f"/v1/games/{game['id']}/join", {}).json["status"] == "active"
+
+
+def test_a_game_played_under_other_rules_is_not_replayed_with_these(alice, bob, monkeypatch):
+    """History stays true: when a game's rules_version is no longer the one this server runs,
+    its routes say so instead of re-executing it under different rules."""
+    game = started_game(alice, bob)
+    alice.play_first_move(game["id"])
+    from games.registry import get_game
+
+    monkeypatch.setattr(type(get_game(RP)), "rules_version", "2")  # the rules were bumped
+    from service import create_app
+
+    fresh = Caller(create_app({"REDIS_URL": alice.client.application.config["REDIS_URL"],
+                               "DISPATCH": False}).test_client(), "dave")  # no cached table
+    for path in ("", "/moves", "/state", "/state?version=3"):
+        answer = fresh.get(f"/v1/games/{game['id']}{path}")
+        assert answer.status_code == 409, (path, answer.json)
+        assert answer.json["code"] == "rules_version_unavailable"
+        assert "version 1" in answer.json["detail"]

@@ -42,8 +42,10 @@ def every_route(caller: Caller, game_id: str, version: int) -> list[tuple[str, A
         ("moves", caller.get(f"/v1/games/{game_id}/moves")),
         ("events", caller.get(f"/v1/games/{game_id}/events?after=0&limit=500")),
         ("state", caller.get(f"/v1/games/{game_id}/state")),
+        ("record", caller.get(f"/v1/games/{game_id}/record")),
     ]
-    for past in sorted({1, max(1, version // 2), version}):
+    sampled = random.Random(f"{game_id}/{version}").sample(range(1, version + 1), min(version, 4))
+    for past in sorted({1, max(1, version // 2), version, *sampled}):  # any version, sampled
         answers.append((f"state@{past}", caller.get(f"/v1/games/{game_id}/state?version={past}")))
     return [(route, response.json) for route, response in answers]
 
@@ -58,8 +60,12 @@ def check_everything(caller: Caller, game_id: str, seed_hex: str) -> None:
             assert_view_private(body["view"], mine)
         elif route.startswith("state"):
             assert_view_private(body["view"], mine)
+            assert body["full_state"] is None, f"{route} shows the whole state before the end"
         elif route == "events":
             assert_log_private(body["items"], mine)
+        elif route == "record":
+            assert body["complete"] is False and body["seed"] is None
+            assert_log_private(body["events"], mine)
         elif route == "moves":
             assert body["seat"] is None or body["seat"] in mine
 
@@ -111,8 +117,8 @@ def check_flipped_hidden(app: Any, caller: Caller, game_id: str, seed_hex: str) 
     for route, body in every_route(caller, game_id, game["version"]):
         text = json.dumps(body)
         assert seed_hex not in text, f"{route} shows the seed"
-        if route == "events":
-            assert_log_private(body["items"], mine)
+        if route in ("events", "record"):
+            assert_log_private(body["items" if route == "events" else "events"], mine)
             continue
         secret = flipped_of_others(meeple.table_at(game_id, body["version"]).state, mine)
         shown = sorted(card for card in secret if f'"{card}"' in text)

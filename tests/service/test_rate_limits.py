@@ -29,3 +29,16 @@ def test_limits_are_per_api_key(redis_url, redis_client):
         assert alice.get("/v1/players/me").status_code == 200
     assert alice.get("/v1/players/me").status_code == 429
     assert bob.get("/v1/players/me").status_code == 200
+
+
+def test_verifying_and_importing_records_have_their_own_tighter_limit(redis_url, redis_client,
+                                                                        tmp_path):
+    app = create_app({"REDIS_URL": redis_url, "DISPATCH": False, "KEYS_DIR": str(tmp_path),
+                      "RATELIMIT_DEFAULT": "100 per minute", "RATELIMIT_RECORDS": "2 per minute"})
+    client = app.test_client()
+    alice = Caller(client, "alice")
+    assert [alice.post("/v1/records/verify", {}).status_code for _ in range(2)] == [200, 200]
+    assert alice.post("/v1/records/verify", {}).status_code == 429
+    assert [alice.post("/v1/records", {}).status_code for _ in range(2)] == [422, 422]
+    assert alice.post("/v1/records", {}).status_code == 429
+    assert alice.get("/v1/players/me").status_code == 200  # other routes: the default limit

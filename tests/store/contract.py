@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from events.envelope import GENESIS, Envelope, canonical_json, chain_breaks
+from events.envelope import GENESIS, Envelope, canonical_json, chain_breaks, seal
 from events.exceptions import IdempotencyKeyReused, VersionConflict
 from events.store import EventStore, NewEvent
 
@@ -117,6 +117,24 @@ class EventStoreContract:
         assert stored == written
         assert chain_breaks(stored) == []
         assert store.head(game) == (12, stored[-1]["hash"])
+
+    def test_an_imported_game_is_stored_hash_for_hash(self, store: EventStore, game: str) -> None:
+        """A record's envelopes, sealed elsewhere (another server, another time), come back
+        exactly: versions, times, authors, data and hashes."""
+        elsewhere = f"{game}-origin"
+        sealed = store.append(elsewhere, 0, [move(i, by=f"p{i}") for i in range(4)]).envelopes
+        sealed[1] = seal(2, "MovePlayed", {"seat": 1}, "p9", sealed[0]["hash"],
+                         at="2020-02-29T12:34:56.789Z")  # an old time, as in an archive
+        for v in range(3, 5):
+            previous, this = sealed[v - 2], sealed[v - 1]
+            sealed[v - 1] = seal(v, this["type"], this["data"], this["by"], previous["hash"],
+                                 at=this["at"])
+        store.import_sealed(game, sealed)
+        assert store.read(game) == sealed
+        assert store.head(game) == (4, sealed[-1]["hash"])
+        with pytest.raises(VersionConflict):  # never over an existing game
+            store.import_sealed(game, sealed)
+        assert store.read(game) == sealed
 
     def test_read_ranges(self, store: EventStore, game: str) -> None:
         store.append(game, 0, [move(i) for i in range(10)])

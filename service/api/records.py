@@ -1,0 +1,111 @@
+"""Game records: signed, self-contained, verifiable by anyone; and the keys that sign them."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from flask import Response, current_app, json, request
+from werkzeug.exceptions import BadRequest
+
+from events.exceptions import RecordInvalid
+from events.keys import Keyring
+from events.record import build_record, sign_record
+from events.table import Status
+from events.verify import verify_record
+from service.api import Blueprint
+from service.api.games import BEARER
+from service.auth import current_player, meeple
+from service.schemas import GameOut, KeysOut, RecordDoc, VerifyReport
+
+blp = Blueprint("records", __name__, description="Game records, their verification and import")
+
+# A record holds every event of a game: far more than a move request (service MAX_CONTENT_LENGTH).
+RECORD_MAX_BYTES = 16 * 1024 * 1024
+GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def keyring() -> Keyring:
+    ring: Keyring = current_app.extensions["meeple_keys"]
+    return ring
+
+
+def record_json(record: dict[str, Any], status: int = 200) -> Response:
+    # Returned as is: a schema dump could alter what the signature covers.
+    return Response(json.dumps(record), status=status, mimetype="application/json")
+
+
+def posted_record() -> dict[str, Any]:
+    request.max_content_length = RECORD_MAX_BYTES
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict):
+        raise BadRequest("send the record as a JSON object (Content-Type: application/json)")
+    return body
+
+
+@blp.route("/v1/games/<game_id>/record", methods=["GET"])
+@blp.doc(security=BEARER)
+@blp.response(200, RecordDoc)
+def game_record(game_id: str) -> Response:
+    """The game's record, signed by this server. Once the game has ended it is complete (every
+    event, the seed, the scores) and anyone can verify it offline; before, it is the caller's
+    redacted view and says so (`complete: false`)."""
+    player = current_player()
+    app = meeple()
+    table = app.load(game_id)
+    ended = table.status is Status.ENDED
+    envelopes = app.events(game_id)
+    seed = app.store.get_seed(game_id) if ended else None
+    record = build_record(table, envelopes, seed, table.seats_of(player.id))
+    key_id, private_key = keyring().current()
+    return record_json(sign_record(record, key_id, private_key))
+
+
+@blp.route("/v1/keys", methods=["GET"])
+@blp.response(200, KeysOut)
+def keys() -> dict[str, Any]:
+    """The public keys that sign records, old ones included (a rotation never orphans a
+    record). Give them to `meeple verify --keys` to check a record came from this server."""
+    return {"keys": keyring().public_keys()}
+
+
+ANY_RECORD = {"required": True, "description": "A record (see RecordDoc), or any JSON object: "
+              "whatever it is, the answer says what is wrong with it",
+              "content": {"application/json": {"schema": {"type": "object"}}}}
+
+
+@blp.route("/v1/records/verify", methods=["POST"])
+@blp.doc(requestBody=ANY_RECORD)
+@blp.response(200, VerifyReport)
+def verify(**_: Any) -> dict[str, Any]:
+    """Re-execute a record with this server's rules and check everything: signature (against
+    this server's keys), hash chain, seed, every move, fact and score. `ok` false comes with
+    the first divergence: where, what was expected, what was found."""
+    report = verify_record(posted_record(), keyring().public_key)
+    return dict(report.to_json())
+
+
+@blp.route("/v1/records", methods=["POST"])
+@blp.doc(security=BEARER,
+         requestBody={"required": True, "content": {"application/json": {"schema": RecordDoc}}})
+@blp.response(201, GameOut)
+def import_record(**_: Any) -> tuple[dict[str, Any], int, dict[str, str]]:
+    """Import a finished game from its record, under its original id (archives, moving games
+    between servers). The record must verify completely; a record signed by another server's
+    key is accepted when its embedded key checks out. Refused: the verifier's report."""
+    from service.api.games import etag, game_out
+
+    player = current_player()
+    record = posted_record()
+    report = verify_record(record)
+    if not report.ok:
+        raise RecordInvalid("the record does not verify: see 'report'", report.to_json())
+    if not record.get("complete"):
+        raise RecordInvalid("only a complete record of a finished game can be imported",
+                            report.to_json())
+    game_id = str(record["game"]["id"])
+    if not GAME_ID.match(game_id):
+        raise BadRequest("the record's game id must be 1 to 64 letters, digits, '_' or '-'")
+    table = meeple().import_game(game_id, record["events"], bytes.fromhex(record["seed"]))
+    return game_out(table, player), 201, {"Location": f"/v1/games/{game_id}",
+                                          "ETag": etag(table.version)}

@@ -1,0 +1,197 @@
+"""`meeple replay RECORD.json`: step through a verified game record in the terminal.
+
+Each version shows the table as one seat saw it then (`game.view`) or, for `all`, the
+whole state, and the log of the event at that version as that seat could read it
+(`events.visibility`: other seats' private facts and moves stay hidden until the game
+is over). Commands: n(ext), p(revious), j N (jump to version N), s SEAT | s all (view as),
+q(uit). The game is re-executed from the record alone, after it verified.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from events.envelope import Envelope
+from events.table import Status, Table, evolve
+from events.verify import verify_record
+from events.visibility import redact_envelope, table_view
+from service.cli import main
+from service.cli_verify import read_json
+
+ALL = "all"
+HELP = "commands: n next, p previous, j N jump to version N, s SEAT | s all view as, q quit"
+
+
+class Replay:
+    """The tables of a verified record, one per version (index 0: before any event)."""
+
+    def __init__(self, record: dict[str, Any]) -> None:
+        self.events: list[Envelope] = record["events"]
+        seed = bytes.fromhex(record["seed"])
+        table = Table.empty(record["game"]["id"])
+        self.tables = [table]
+        for envelope in self.events:
+            table = evolve(table, envelope, seed)
+            self.tables.append(table)
+
+    @property
+    def last(self) -> int:
+        return len(self.events)
+
+    @property
+    def seat_count(self) -> int:
+        return self.tables[-1].seat_count
+
+    def frame(self, version: int, viewer: int | None) -> list[str]:
+        """What to print at `version` for seat `viewer` (None: everyone)."""
+        table, envelope = self.tables[version], self.events[version - 1]
+        who = "everyone" if viewer is None else f"seat {viewer}"
+        lines = [f"── v{version}/{self.last} {envelope['type']} · {envelope['at']} · "
+                 f"by {envelope['by']} · viewing as {who} ──"]
+        lines += ["table:", *render(self.table_shown(table, viewer))]
+        lines += ["log:", *self.log_lines(envelope, table, viewer)]
+        return lines
+
+    def table_shown(self, table: Table, viewer: int | None) -> Any:
+        if table.state is None:
+            return "(no game yet: seats are being taken)"
+        return table.state if viewer is None else table_view(table, viewer)
+
+    def log_lines(self, envelope: Envelope, table: Table, viewer: int | None) -> list[str]:
+        over = table.status is Status.ENDED or (
+            table.state is not None and table.game.is_over(table.state))
+        shown = envelope if viewer is None else redact_envelope(envelope, [viewer], over)
+        return [f"  {line}" for line in describe(shown)]
+
+
+def describe(envelope: Envelope) -> list[str]:
+    """Log lines of one (possibly redacted) event."""
+    kind, data = envelope["type"], envelope["data"]
+    if kind == "MovePlayed":
+        move = data.get("move")
+        head = f"seat {data['seat']} plays {move['id']!r}" if move else f"seat {data['seat']} moves"
+        lines = [head, *(fact["text"] for fact in data["facts"])]
+        if envelope.get("redacted"):
+            hidden = "any private lines" if move else "its choice and any private lines"
+            lines.append(f"(hidden from this seat until the game ends: {hidden})")
+        return lines
+    if kind == "GameCreated":
+        return [f"a {data['type']} table (rules_version {data['rules_version']}) for "
+                f"{data['seats']} seats, options {compact(data['options'])}"]
+    if kind == "SeatTaken":
+        bot = ", a bot" if data["bot"] else ""
+        return [f"seat {data['seat']} taken by {data['name']} ({data['player_id']}{bot})"]
+    if kind == "GameStarted":
+        return ["the game starts"]
+    if kind == "GameEnded":
+        rows = sorted(data["scores"].get("seats", []), key=lambda row: row.get("rank", 0))
+        return ["the game ends", *(f"rank {row.get('rank')}: seat {row.get('seat')}, "
+                                   f"{row.get('total')} points" for row in rows)]
+    if kind == "SeedRevealed":
+        return [f"the seed is revealed: {data['seed']}"]
+    return [f"{kind} {compact(data)}"]
+
+
+def render(value: Any) -> list[str]:
+    """Compact lines: a top-level key per line, each item of a list of objects on its own."""
+    if not isinstance(value, dict):
+        return [f"  {value}"]
+    lines: list[str] = []
+    for key, item in value.items():
+        if isinstance(item, list) and item and all(isinstance(i, dict) for i in item):
+            lines.append(f"  {key}:")
+            lines += [f"    [{index}] {compact(element)}" for index, element in enumerate(item)]
+        else:
+            lines.append(f"  {key}: {compact(item)}")
+    return lines
+
+
+def compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def parse_viewer(text: str, seat_count: int) -> int | None:
+    """None for everyone; ValueError unless `text` is `all` or a seat of this game."""
+    if text.strip().lower() == ALL:
+        return None
+    try:
+        seat = int(text)
+    except ValueError:
+        raise ValueError(f"view as a seat number or 'all', not {text!r}") from None
+    if not 0 <= seat < seat_count:
+        raise ValueError(f"seats are 0 to {seat_count - 1}")
+    return seat
+
+
+def run_commands(replay: Replay, version: int, viewer: int | None) -> None:
+    while True:
+        for line in replay.frame(version, viewer):
+            click.echo(line)
+        try:
+            command = click.prompt("replay", default="n", show_default=False).strip()
+        except click.Abort:
+            return  # end of input (Ctrl-D) quits like q
+        word, _, argument = command.partition(" ")
+        if word == "q":
+            return
+        try:
+            version, viewer = apply(replay, word, argument.strip(), version, viewer)
+        except ValueError as error:
+            click.echo(f"{error}; {HELP}")
+
+
+def apply(replay: Replay, word: str, argument: str, version: int,
+          viewer: int | None) -> tuple[int, int | None]:
+    """The (version, viewer) after one command; ValueError for a command that cannot be done."""
+    if word == "n":
+        if version == replay.last:
+            raise ValueError(f"v{version} is the last version")
+        return version + 1, viewer
+    if word == "p":
+        if version == 1:
+            raise ValueError("v1 is the first version")
+        return version - 1, viewer
+    if word == "j":
+        target = int(argument) if argument.isdigit() else -1
+        if not 1 <= target <= replay.last:
+            raise ValueError(f"jump to a version from 1 to {replay.last}")
+        return target, viewer
+    if word == "s":
+        return version, parse_viewer(argument, replay.seat_count)
+    raise ValueError(f"unknown command {word!r}")
+
+
+@main.command("replay")
+@click.argument("record_file", metavar="RECORD.json",
+                type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--as", "as_seat", default=ALL, show_default=True, metavar="SEAT|all",
+              help="Whose view to show: a seat number, or all (the whole state).")
+@click.option("--at", "at_version", type=int, default=1, show_default=True, metavar="VERSION",
+              help="The version to start at.")
+def replay(record_file: Path, as_seat: str, at_version: int) -> None:
+    """Step through a game record: the table and the log at each version, as a seat saw
+    them. The record is verified first and refused if it does not verify."""
+    try:
+        record = read_json(record_file)
+    except ValueError as error:
+        raise click.ClickException(f"{record_file} is not JSON: {error}") from None
+    report = verify_record(record)
+    if not report.ok:
+        first = report.first
+        assert first is not None
+        raise click.ClickException(
+            f"refusing to replay a record that does not verify ({report.status}): "
+            f"[{first.check}] {first.describe()}")
+    game = Replay(record)
+    try:
+        viewer = parse_viewer(as_seat, game.seat_count)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--as") from None
+    if not 1 <= at_version <= game.last:
+        raise click.BadParameter(f"versions run from 1 to {game.last}", param_hint="--at")
+    click.echo(HELP)
+    run_commands(game, at_version, viewer)

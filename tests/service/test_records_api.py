@@ -1,0 +1,171 @@
+"""Game records over the API: signed, verifiable by the server and offline, importable
+elsewhere hash for hash; before the end, only the caller's redacted view."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+
+from events.exceptions import GameExists
+from service import create_app
+from tests.conftest import free_port, start_redis
+from tests.service.conftest import Caller
+
+
+def finish(alice: Caller, bob: Caller, game_id: str) -> None:
+    """Both seats play their first legal move until the game ends (one request per move)."""
+    game = alice.get(f"/v1/games/{game_id}").json
+    for _ in range(5000):
+        if game["status"] == "ended":
+            return
+        seat = game["actors"][0]
+        caller = alice if seat == 0 else bob
+        listed = caller.get(f"/v1/games/{game_id}/moves?seat={seat}").json
+        played = caller.post(f"/v1/games/{game_id}/moves",
+                             {"expected_version": listed["version"], "seat": seat,
+                              "moves": [{"id": listed["moves"][0]["id"]}]})
+        assert played.status_code == 201, played.json
+        game = played.json["game"]
+    raise AssertionError("the game did not end")
+
+
+@pytest.fixture()
+def finished(alice: Caller, bob: Caller) -> tuple[str, dict[str, Any]]:
+    game = alice.create(seats=2)
+    bob.post(f"/v1/games/{game['id']}/join", {})
+    finish(alice, bob, game["id"])
+    record = alice.get(f"/v1/games/{game['id']}/record")
+    assert record.status_code == 200, record.json
+    return game["id"], record.json
+
+
+@pytest.fixture()
+def other_server(tmp_path: Path) -> Iterator[Flask]:
+    """A second Meeple on its own, empty redis-server: where a record is moved to."""
+    port = free_port()
+    proc = start_redis(tmp_path / "other", port)
+    try:
+        yield create_app({"REDIS_URL": f"redis://127.0.0.1:{port}/0", "DISPATCH": False,
+                          "RATELIMIT_DEFAULT": "100000 per minute",
+                          "KEYS_DIR": str(tmp_path / "other-keys")})
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_a_finished_game_has_a_complete_signed_record_that_verifies(client, finished):
+    game_id, record = finished
+    assert record["complete"] is True and record["game"]["id"] == game_id
+    assert hashlib.sha256(bytes.fromhex(record["seed"])).hexdigest() == record["seed_commitment"]
+    assert record["scores"] and [e["v"] for e in record["events"]] == list(
+        range(1, len(record["events"]) + 1))
+    keys = client.get("/v1/keys").json["keys"]
+    assert [k["id"] for k in keys] == [record["signature"]["key_id"]]
+    report = client.post("/v1/records/verify", json=record)
+    assert report.status_code == 200 and report.json["ok"] is True, report.json
+
+
+def test_a_tampered_record_is_reported_where_it_was_changed(client, finished):
+    _, record = finished
+    bad = copy.deepcopy(record)
+    move = next(e for e in bad["events"] if e["type"] == "MovePlayed")
+    move["data"]["move"]["id"] = "draw"
+    report = client.post("/v1/records/verify", json=bad).json
+    assert report["ok"] is False
+    assert str(move["v"]) in str(report["first"]) or report["first"]["version"] == move["v"]
+
+
+def test_the_verifier_takes_any_json_without_a_500(client):
+    for body in ({}, {"format": 3}, {"events": "x"}, []):
+        answer = client.post("/v1/records/verify", json=body)
+        assert answer.status_code in (200, 400), answer.json
+        if answer.status_code == 200:
+            assert answer.json["ok"] is False and answer.json["problems"]
+    assert client.post("/v1/records/verify", data="{", content_type="application/json"
+                       ).status_code == 400
+
+
+def test_a_record_imported_on_a_fresh_redis_is_the_same_game_hash_for_hash(
+        client, finished, other_server):
+    game_id, record = finished
+    elsewhere = Caller(other_server.test_client(), "archivist")
+    imported = elsewhere.post("/v1/records", record)
+    assert imported.status_code == 201, imported.json
+    assert imported.json["id"] == game_id and imported.json["status"] == "ended"
+    again = elsewhere.get(f"/v1/games/{game_id}/record").json
+    assert again["events"] == record["events"]  # event by event, hash by hash
+    assert (again["seed"], again["scores"]) == (record["seed"], record["scores"])
+    assert elsewhere.post("/v1/records", record).status_code == 201  # the same record: no-op
+    listed = elsewhere.get("/v1/games?status=ended").json["items"]
+    assert [g["id"] for g in listed] == [game_id]
+
+
+def test_an_unverifiable_or_partial_record_is_not_imported(alice, bob, finished, other_server):
+    _, record = finished
+    elsewhere = Caller(other_server.test_client(), "archivist")
+    bad = copy.deepcopy(record)
+    bad["seed"] = "00" * 32
+    refused = elsewhere.post("/v1/records", bad)
+    assert refused.status_code == 422 and refused.json["code"] == "record_invalid"
+    assert refused.json["report"]["ok"] is False and refused.json["report"]["problems"]
+    running = alice.create(seats=2)
+    bob.post(f"/v1/games/{running['id']}/join", {})
+    partial = alice.get(f"/v1/games/{running['id']}/record").json
+    refused = elsewhere.post("/v1/records", partial)
+    assert refused.status_code == 422 and refused.json["code"] == "record_invalid"
+    assert elsewhere.get("/v1/games").json["items"] == []  # nothing was written
+
+
+def test_an_import_never_overwrites_another_game(app, alice, bob, finished):
+    game_id, record = finished
+    other = alice.create(seats=2)
+    bob.post(f"/v1/games/{other['id']}/join", {})
+    finish(alice, bob, other["id"])
+    other_record = alice.get(f"/v1/games/{other['id']}/record").json
+    meeple = app.extensions["meeple"]
+    with pytest.raises(GameExists):  # another game's events under this game's id
+        meeple.import_game(game_id, other_record["events"], bytes.fromhex(other_record["seed"]))
+    assert meeple.events(game_id) == record["events"]
+    assert alice.post("/v1/records", record).status_code == 201  # the same game: a no-op
+
+
+def test_before_the_end_the_record_is_the_callers_redacted_view(alice, bob, client):
+    game = alice.create(seats=2)
+    bob.post(f"/v1/games/{game['id']}/join", {})
+    for _ in range(30):
+        current = alice.get(f"/v1/games/{game['id']}").json
+        (alice if 0 in current["actors"] else bob).play_first_move(game["id"])
+    spectator = Caller(client, "carol")
+    for caller, seats in ((alice, [0]), (bob, [1]), (spectator, [])):
+        record = caller.get(f"/v1/games/{game['id']}/record").json
+        assert record["complete"] is False and record["redacted_for"] == seats
+        assert record["seed"] is None and record["scores"] is None
+        others = [e for e in record["events"]
+                  if e["type"] == "MovePlayed" and e["data"]["seat"] not in seats]
+        assert others and all(e.get("redacted") and "move" not in e["data"] for e in others)
+        report = client.post("/v1/records/verify", json=record).json
+        assert report["ok"] is False  # a partial record cannot be re-executed: it says so
+
+
+def test_after_a_key_rotation_old_records_still_verify(app, alice, client, finished):
+    from click.testing import CliRunner
+
+    from service.cli import main
+
+    game_id, old = finished
+    rotated = CliRunner().invoke(main, ["keys", "rotate", "--dir", app.config["KEYS_DIR"]])
+    assert rotated.exit_code == 0, rotated.output
+    keys = client.get("/v1/keys").json["keys"]
+    assert len(keys) == 2 and [k["current"] for k in keys] == [False, True]
+    new = alice.get(f"/v1/games/{game_id}/record").json
+    assert new["signature"]["key_id"] == keys[1]["id"] != old["signature"]["key_id"]
+    for record in (old, new):
+        assert client.post("/v1/records/verify", json=record).json["ok"] is True
+    listed = CliRunner().invoke(main, ["keys", "list", "--dir", app.config["KEYS_DIR"]])
+    assert old["signature"]["key_id"] in listed.output and "current" in listed.output
