@@ -25,7 +25,9 @@ from events.exceptions import (
     GameExists,
     GameNotFound,
     IdempotencyKeyReused,
+    InvalidMessage,
     InvalidOptions,
+    NotSeated,
     UnknownGameType,
     VersionConflict,
     VersionNotFound,
@@ -42,6 +44,8 @@ _RETRIES = 3
 # A snapshot (a cache of the folded table) is written every this many versions.
 SNAPSHOT_EVERY = 25
 CACHE_SIZE = 512
+# Table talk: at most this many characters once surrounding whitespace is stripped.
+MESSAGE_MAX_LENGTH = 500
 
 T = TypeVar("T")
 
@@ -70,13 +74,15 @@ class LRU(Generic[T]):
 
 
 class Dispatcher(Protocol):
-    def after_commit(self, table: Table) -> None: ...
+    def after_commit(self, table: Table, before: Table | None = None,
+                     by: str | None = None) -> None: ...
 
 
 class NoDispatch:
     """For in-process runs (simulations, tests of the core): nothing is queued."""
 
-    def after_commit(self, table: Table) -> None:
+    def after_commit(self, table: Table, before: Table | None = None,
+                     by: str | None = None) -> None:
         return None
 
 
@@ -84,6 +90,13 @@ class NoDispatch:
 class MovesResult:
     table: Table
     envelopes: list[Envelope]
+    replayed: bool
+
+
+@dataclass(frozen=True)
+class MessageResult:
+    table: Table
+    envelope: Envelope
     replayed: bool
 
 
@@ -185,7 +198,7 @@ class Meeple:
             # Only a concurrent retry of the same keyed request can get here first.
             return self._same_creation(game_id, request)
         table = self._fold(Table.empty(game_id), result.envelopes, seed)
-        return self._committed(table, len(result.envelopes))
+        return self._committed(table, len(result.envelopes), by=player.id)
 
     def _same_creation(self, game_id: str, request: dict[str, Any]) -> Table:
         for _ in range(50):  # the first request may still be between its two writes
@@ -223,8 +236,8 @@ class Meeple:
                 continue
             if result.replayed:
                 return self.load(game_id)
-            table = self._fold(table, result.envelopes, self._seed(game_id))
-            return self._committed(table, len(result.envelopes))
+            joined = self._fold(table, result.envelopes, self._seed(game_id))
+            return self._committed(joined, len(result.envelopes), before=table, by=player.id)
         raise AssertionError("unreachable")
 
     def play_moves(
@@ -268,7 +281,8 @@ class Meeple:
             table = replace(
                 decision.table, version=last["v"], head=last["hash"], updated_at=last["at"]
             )
-            committed = self._committed(table, len(result.envelopes), before=loaded)
+            committed = self._committed(table, len(result.envelopes), before=loaded,
+                                        by=player.id)
             return MovesResult(committed, result.envelopes, False)
         raise AssertionError("unreachable")
 
@@ -276,8 +290,8 @@ class Meeple:
         """For workers: append events that are not moves (e.g. GameScored)."""
         table = self.load(game_id)
         result = self.store.append(game_id, expected, events)
-        table = self._fold(table, result.envelopes, self._seed(game_id))
-        return self._committed(table, len(result.envelopes))
+        after = self._fold(table, result.envelopes, self._seed(game_id))
+        return self._committed(after, len(result.envelopes), before=table)
 
     def import_game(self, game_id: str, envelopes: list[Envelope], seed: bytes) -> Table:
         """A finished game from a verified record, under its original id, event for event and
@@ -343,8 +357,10 @@ class Meeple:
 
     # --- helpers ----------------------------------------------------------
 
-    def _committed(self, table: Table, appended: int, before: Table | None = None) -> Table:
-        """After a successful append of `appended` events that made `table` from `before`."""
+    def _committed(self, table: Table, appended: int, before: Table | None = None,
+                   by: str | None = None) -> Table:
+        """After a successful append of `appended` events that made `table` from `before`
+        (None: a new game), by the player `by` (None: the system)."""
         self._tables.put(table.id, table)
         crossed = table.version // SNAPSHOT_EVERY != (table.version - appended) // SNAPSHOT_EVERY
         if crossed or table.status is Status.ENDED:
@@ -353,7 +369,7 @@ class Meeple:
         # write then. The lobby's version and updated_at are those of its last change.
         if before is None or _lobby_key(before) != _lobby_key(table):
             self.lobby.record(summary(table))
-        self.dispatcher.after_commit(table)
+        self.dispatcher.after_commit(table, before, by)
         return table
 
     def _cached_at(self, game_id: str, version: int | None) -> Table | None:
@@ -386,6 +402,47 @@ class Meeple:
             raise InvalidOptions(f"invalid options for {game.id}: {err.messages}") from None
         return loaded
 
+    # --- table talk -------------------------------------------------------
+
+    def post_message(
+        self, player: Player, game_id: str, text: str, idempotency_key: str | None = None
+    ) -> MessageResult:
+        """Post a line of table talk as the caller's first seat (seated players only, also
+        after the end). A MessagePosted event changes nothing the rules see, but it is an event:
+        it advances the version, so a move guarded by the version before it is a conflict."""
+        clean = text.strip()
+        if not 1 <= len(clean) <= MESSAGE_MAX_LENGTH:
+            raise InvalidMessage(
+                f"a message is 1 to {MESSAGE_MAX_LENGTH} characters once surrounding "
+                f"whitespace is stripped; this one is {len(clean)}"
+            )
+        request_hash = hashlib.sha256(canonical_json({"message": clean})).hexdigest()
+        key = f"{player.id}:{idempotency_key}" if idempotency_key else None
+        if key:
+            earlier = self.store.earlier_result(game_id, key, request_hash)
+            if earlier is not None:
+                return MessageResult(self.load(game_id), earlier[0], True)
+        for attempt in range(_RETRIES):
+            table = self.load(game_id)
+            seats = table.seats_of(player.id)
+            if not seats:
+                raise NotSeated("only players seated at this table may post messages")
+            event = NewEvent("MessagePosted", {"seat": seats[0], "text": clean}, player.id)
+            try:
+                result = self.store.append(game_id, table.version, [event],
+                                           idempotency_key=key, request_hash=request_hash)
+            except VersionConflict:
+                if attempt == _RETRIES - 1:
+                    raise
+                continue
+            if result.replayed:
+                return MessageResult(self.load(game_id), result.envelopes[0], True)
+            after = self._fold(table, result.envelopes, self._seed(game_id))
+            committed = self._committed(after, len(result.envelopes), before=table,
+                                        by=player.id)
+            return MessageResult(committed, result.envelopes[0], False)
+        raise AssertionError("unreachable")
+
 
 def _lobby_key(table: Table) -> tuple[object, ...]:
     return table.status, table.seats, tuple(table.actors())
@@ -396,4 +453,5 @@ def _draft(event: NewEvent, v: int) -> Envelope:
     return {"v": v, "type": event.type, "data": event.data, "by": event.by, "at": ""}
 
 
-__all__ = ["Meeple", "MovesResult", "NoDispatch", "Dispatcher", "Status", "summary"]
+__all__ = ["Meeple", "MessageResult", "MovesResult", "NoDispatch", "Dispatcher", "Status",
+           "summary"]

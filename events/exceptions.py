@@ -107,3 +107,9 @@ class Unauthorized(MeepleError):
 
 class VersionNotFound(NotFound):
     code = "version_not_found"
+
+
+class InvalidMessage(MeepleError):
+    """Table talk that is empty or too long (after stripping surrounding whitespace)."""
+
+    code = "invalid_message"

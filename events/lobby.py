@@ -14,19 +14,26 @@ from typing import Any
 
 import redis
 
-# KEYS: summary hash, then the index sorted sets to add to, then those to remove from.
-# ARGV: game id, version, summary json, score, number of add keys.
+# KEYS: summary hash, then the index sorted sets to add to (first those scored by creation
+# time, then those scored by last change), then those to remove from.
+# ARGV: game id, version, summary json, creation score, number of creation-scored add keys,
+# last-change score, number of change-scored add keys.
+# A summary of the same version is written again (it is the same summary), so a rebuild
+# also fills indexes added since it was first written.
 _UPDATE = """
 local current = redis.call('HGET', KEYS[1], ARGV[1])
 if current then
   local old = cjson.decode(current)
-  if tonumber(old['version']) >= tonumber(ARGV[2]) then return 0 end
+  if tonumber(old['version']) > tonumber(ARGV[2]) then return 0 end
 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
 local adds = tonumber(ARGV[5])
+local changed = tonumber(ARGV[7])
 for i = 2, #KEYS do
   if i <= adds + 1 then
     redis.call('ZADD', KEYS[i], ARGV[4], ARGV[1])
+  elseif i <= adds + changed + 1 then
+    redis.call('ZADD', KEYS[i], ARGV[6], ARGV[1])
   else
     redis.call('ZREM', KEYS[i], ARGV[1])
   end
@@ -57,17 +64,23 @@ class Lobby:
     def record(self, summary: dict[str, Any]) -> bool:
         """Store a game's summary; False when a newer one is already stored."""
         game_type, status = summary["type"], summary["status"]
+        players = {s["player_id"] for s in summary["seats"]}
+        awaited = awaited_players(summary)
         adds = [self._index("all"), self._index("status", status), self._index("type", game_type),
                 self._index("type", game_type, "status", status)]
-        adds += [self._index("player", p) for p in {s["player_id"] for s in summary["seats"]}]
-        removes = []
+        adds += [self._index("player", p) for p in players]
+        # The inbox: each player's games by last change, and those waiting for them.
+        changed = [self._index("inbox", p) for p in players]
+        changed += [self._index("awaiting", p) for p in awaited]
+        removes = [self._index("awaiting", p) for p in players - awaited]
         for other in STATUSES:
             if other != status:
                 removes += [self._index("status", other),
                             self._index("type", game_type, "status", other)]
-        score = datetime.fromisoformat(summary["created_at"].replace("Z", "+00:00")).timestamp()
-        keys = [f"{self._base}:summary", *adds, *removes]
-        args = [summary["id"], summary["version"], json.dumps(summary), score, len(adds)]
+        keys = [f"{self._base}:summary", *adds, *changed, *removes]
+        args = [summary["id"], summary["version"], json.dumps(summary),
+                _timestamp(summary["created_at"]), len(adds),
+                _timestamp(summary["updated_at"]), len(changed)]
         return bool(self._update(keys=keys, args=args))
 
     def get(self, game_id: str) -> dict[str, Any] | None:
@@ -113,3 +126,22 @@ class Lobby:
             return []
         raws = self._redis.hmget(f"{self._base}:summary", ids)
         return [json.loads(raw) for raw in raws if raw]
+
+    def inbox(self, player_id: str, *, awaiting: bool = False, offset: int = 0,
+              limit: int = 20) -> Page:
+        """A player's games, the most recently changed first (a change: status, seats or whose
+        turn it is); with `awaiting`, only those where one of the player's seats must act."""
+        index = self._index("awaiting" if awaiting else "inbox", player_id)
+        total = int(self._redis.zcard(index))
+        ids = self._redis.zrevrange(index, offset, offset + limit - 1)
+        return Page(self._summaries(ids), total, offset, limit)
+
+
+def awaited_players(summary: dict[str, Any]) -> set[str]:
+    """The players (ids) with a seat among the summary's actors."""
+    actors = set(summary["actors"])
+    return {s["player_id"] for s in summary["seats"] if s["seat"] in actors}
+
+
+def _timestamp(iso: str) -> float:
+    return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()

@@ -21,6 +21,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         REDIS_URL=os.environ.get("MEEPLE_REDIS_URL", "redis://127.0.0.1:6379/0"),
         RATELIMIT_DEFAULT=os.environ.get("MEEPLE_RATE_LIMIT", "300 per minute"),
         RATELIMIT_RECORDS=os.environ.get("MEEPLE_RECORDS_RATE_LIMIT", "30 per minute"),
+        RATELIMIT_MESSAGES=os.environ.get("MEEPLE_MESSAGES_RATE_LIMIT", "10 per minute"),
         DISPATCH=True,  # queue bot turns and scoring on RQ
         MAX_CONTENT_LENGTH=64 * 1024,  # the largest real request (50 moves) is a few KB
     )
@@ -42,16 +43,20 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["meeple_keys"] = Keyring(Path(app.config["KEYS_DIR"]))
 
     from service import errors, limits, spec
-    from service.api import game_types, games, players, records, system
+    from service.api import game_types, games, inbox, messages, players, records, system
 
     api = spec.init_app(app)
     limiter = limits.init_app(app)
     errors.init_app(app)
-    for module in (system, players, game_types, games, records):
+    for module in (system, players, game_types, games, records, messages, inbox):
         api.register_blueprint(module.blp)
     # Verifying or importing re-executes a whole game: a tighter limit than other calls.
     for endpoint in ("records.verify", "records.import_record"):
         view = app.view_functions[endpoint]
         limited = limiter.limit(app.config["RATELIMIT_RECORDS"])(view)
         app.view_functions[endpoint] = limited  # type: ignore[assignment]
+    # Table talk: a few messages a minute per API key is plenty, and keeps floods out of logs.
+    view = app.view_functions["messages.post_message"]
+    app.view_functions["messages.post_message"] = limiter.limit(  # type: ignore[assignment]
+        app.config["RATELIMIT_MESSAGES"])(view)
     return app

@@ -33,6 +33,7 @@ _STATUS: list[tuple[type[ex.MeepleError], int]] = [
     (ex.InvalidOptions, 422),
     (ex.IdempotencyKeyReused, 422),
     (ex.IllegalMoveError, 422),
+    (ex.InvalidMessage, 422),
 ]
 
 # HTTP errors raised by Flask, webargs or Flask-Limiter → stable codes.

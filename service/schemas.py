@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from marshmallow import INCLUDE, RAISE, Schema, fields, validate
+from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validate
 
+from events.application import MESSAGE_MAX_LENGTH
+from events.profiles import DIGEST_CHOICES, NOTIFY_CHOICES
 from games.registry import GAMES
 
 STATUSES = ("open", "active", "ended")
@@ -45,6 +47,42 @@ class PlayerCreated(PlayerOut):
     api_key = fields.String(
         required=True, metadata={"description": "Shown once: send as 'Authorization: Bearer KEY'"}
     )
+
+
+class ProfileUpdate(Strict):
+    """Any of the fields; null clears one. Setting `webhook_url` makes a new signing secret."""
+
+    email = fields.Email(allow_none=True, validate=validate.Length(max=254))
+    webhook_url = fields.Url(
+        allow_none=True, schemes={"http", "https"}, require_tld=False,
+        validate=validate.Length(max=2000),
+        metadata={"description": "Receives signed JSON POSTs; a new URL re-enables it"},
+    )
+    notify = fields.String(allow_none=True, validate=validate.OneOf(NOTIFY_CHOICES),
+                           metadata={"description": "How to tell you a game awaits you"})
+    digest = fields.String(
+        allow_none=True,
+        validate=[validate.OneOf(DIGEST_CHOICES),
+                  validate.NoneOf(["daily"], error="daily digests are not available yet")],
+        metadata={"description": "'each': one message per turn ('daily' is not available yet)"},
+    )
+
+
+class ProfileOut(PlayerOut):
+    email = fields.String(required=True, allow_none=True)
+    webhook_url = fields.String(required=True, allow_none=True)
+    notify = fields.String(required=True, validate=validate.OneOf(NOTIFY_CHOICES))
+    digest = fields.String(required=True, validate=validate.OneOf(DIGEST_CHOICES))
+    webhook_disabled_reason = fields.String(
+        required=True, allow_none=True,
+        metadata={"description": "Why deliveries stopped (5 failures in a row); null if not"},
+    )
+
+
+class ProfileUpdated(ProfileOut):
+    webhook_secret = fields.String(metadata={
+        "description": "Only when webhook_url was set, shown once: deliveries carry "
+                       "X-Meeple-Signature: sha256=HMAC-SHA256(secret, body) in hex"})
 
 
 # --- game types -------------------------------------------------------------
@@ -295,3 +333,70 @@ class VerifyReport(Schema):
                        "found, detail"})
     first = fields.Dict(allow_none=True)
     checked = fields.Dict(metadata={"description": "What was checked, with counts"})
+
+
+# --- table talk ------------------------------------------------------------------------------
+
+
+def _message_text(text: str) -> None:
+    length = len(text.strip())
+    if not 1 <= length <= MESSAGE_MAX_LENGTH:
+        raise ValidationError(f"a message is 1 to {MESSAGE_MAX_LENGTH} characters once "
+                              f"surrounding whitespace is stripped; this one is {length}")
+
+
+class MessageCreate(Strict):
+    text = fields.String(
+        required=True, validate=[validate.Length(min=1), _message_text],
+        metadata={"description": "1 to 500 characters once surrounding whitespace is stripped "
+                  "(the stripped text is what is posted)"},
+    )
+
+
+class MessageOut(Strict):
+    v = fields.Integer(required=True, metadata={"description": "The game version it was posted at"})
+    at = fields.String(required=True)
+    seat = fields.Integer(required=True, metadata={"description": "The poster's seat"})
+    name = fields.String(required=True, metadata={"description": "The poster's name"})
+    text = fields.String(required=True)
+
+
+class MessagePostOut(Strict):
+    version = fields.Integer(required=True, metadata={"description": "The game's version now"})
+    replayed = fields.Boolean(required=True, metadata={"description": "An Idempotency-Key retry"})
+    message = fields.Nested(MessageOut, required=True)
+
+
+class MessagesQuery(Strict):
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0), metadata={
+        "description": "Only messages posted after this version (a previous `next_after`)"})
+    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=500))
+
+
+class MessagesPage(Strict):
+    items = fields.List(fields.Nested(MessageOut), required=True)
+    version = fields.Integer(required=True)
+    next_after = fields.Integer(allow_none=True, required=True, metadata={
+        "description": "Pass as `after` for the next page; null when there is no more"})
+
+
+# --- inbox -----------------------------------------------------------------------------------
+
+
+class InboxQuery(Strict):
+    awaiting = fields.String(validate=validate.OneOf(["me"]), metadata={
+        "description": "'me': only the games where one of your seats must act now"})
+    offset = fields.Integer(load_default=0, validate=validate.Range(min=0, max=1_000_000))
+    limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
+
+
+class InboxItem(GameSummaryOut):
+    awaiting_me = fields.Boolean(required=True,
+                                 metadata={"description": "One of your seats must act now"})
+
+
+class InboxPage(Strict):
+    items = fields.List(fields.Nested(InboxItem), required=True)
+    total = fields.Integer(required=True)
+    offset = fields.Integer(required=True)
+    limit = fields.Integer(required=True)

@@ -1,0 +1,73 @@
+"""Table talk: seated players post short messages to a game; anyone who may read it reads them.
+
+A message is a `MessagePosted` event in the game's stream, so it is part of the log and of the
+game record, and it advances the game's version (a move guarded by an older version is a
+conflict) without changing the state, the turn or anything the rules see.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from events.application import Meeple
+from events.envelope import Envelope
+from events.table import Table
+from service.api import Blueprint
+from service.api.games import BEARER, IDEMPOTENCY, etag, idempotency_key
+from service.auth import current_player, meeple
+from service.schemas import MessageCreate, MessagePostOut, MessagesPage, MessagesQuery
+
+blp = Blueprint("messages", __name__, url_prefix="/v1/games", description="Table talk")
+# The log is read in slices of this many events while looking for messages.
+SCAN = 500
+
+
+def message_out(table: Table, envelope: Envelope) -> dict[str, Any]:
+    seat = envelope["data"]["seat"]
+    placed = table.seat_of(seat)
+    return {"v": envelope["v"], "at": envelope["at"], "seat": seat,
+            "name": placed.name if placed is not None else "", "text": envelope["data"]["text"]}
+
+
+def find_messages(app: Meeple, game_id: str, after: int, version: int, wanted: int
+                  ) -> list[Envelope]:
+    """Up to `wanted` MessagePosted envelopes after version `after`, oldest first."""
+    found: list[Envelope] = []
+    start = after + 1
+    while start <= version and len(found) < wanted:
+        end = min(version, start + SCAN - 1)
+        found += [e for e in app.events(game_id, start, end) if e["type"] == "MessagePosted"]
+        start = end + 1
+    return found[:wanted]
+
+
+@blp.route("/<game_id>/messages", methods=["POST"])
+@blp.doc(security=BEARER, parameters=[IDEMPOTENCY])
+@blp.arguments(MessageCreate)
+@blp.response(201, MessagePostOut)
+def post_message(body: dict[str, Any], game_id: str) -> Any:
+    """Post a message as your first seat (seated players only; also after the end). It is an
+    event: the game's version goes up by one. At most 10 a minute per API key by default."""
+    player = current_player()
+    result = meeple().post_message(player, game_id, body["text"], idempotency_key())
+    table = result.table
+    payload = {"version": table.version, "replayed": result.replayed,
+               "message": message_out(table, result.envelope)}
+    return payload, 201, {"ETag": etag(table.version)}
+
+
+@blp.route("/<game_id>/messages", methods=["GET"])
+@blp.doc(security=BEARER)
+@blp.arguments(MessagesQuery, location="query")
+@blp.response(200, MessagesPage)
+def list_messages(query: dict[str, Any], game_id: str) -> dict[str, Any]:
+    """The game's messages posted after version `after`, oldest first, `limit` at a time."""
+    current_player()
+    app = meeple()
+    table = app.load(game_id)
+    limit = query["limit"]
+    found = find_messages(app, game_id, query["after"], table.version, limit + 1)
+    more = len(found) > limit
+    items = found[:limit]
+    return {"items": [message_out(table, e) for e in items], "version": table.version,
+            "next_after": items[-1]["v"] if more else None}

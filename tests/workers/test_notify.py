@@ -1,0 +1,356 @@
+"""Notifications on the `notify` queue, run by a real RQ worker: emails into a maildir,
+webhooks to a real HTTP server, retries, and disabling a failing webhook."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import mailbox
+import socketserver
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from rq import Queue, SimpleWorker
+
+from events.application import Meeple
+from events.dispatch import human_actors
+from events.players import Player
+from events.profiles import Profiles
+from events.table import Status, Table
+from games.bots import random_move
+from games.rng import Rng
+from service import create_app
+from tests.service.conftest import Caller
+from workers.notify import notify_player
+
+RP = "res-publica-2230ad"
+
+
+class Receiver:
+    """A webhook endpoint on a free port: answers the statuses in `script` in turn (then 200)
+    and records every request."""
+
+    def __init__(self, script: list[int] | None = None) -> None:
+        self.script = list(script or [])
+        self.requests: list[tuple[dict[str, str], bytes, int]] = []
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (the http.server API)
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                status = receiver.script.pop(0) if receiver.script else 200
+                receiver.requests.append((dict(self.headers), body, status))
+                self.send_response(status)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                return None
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def delivered(self) -> list[dict[str, Any]]:
+        """The payloads answered 2xx, after checking every request's signature."""
+        return [json.loads(body) for _, body, status in self.requests if status < 300]
+
+    def check_signatures(self, secret: str) -> None:
+        for headers, body, _ in self.requests:
+            expected = "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+            assert hmac.compare_digest(headers["X-Meeple-Signature"], expected)
+            assert headers["X-Meeple-Delivery"].startswith("notify-")
+
+
+@pytest.fixture()
+def receiver() -> Iterator[Receiver]:
+    made = Receiver()
+    yield made
+    made.close()
+
+
+@pytest.fixture()
+def maildir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "mail"
+    monkeypatch.setenv("MEEPLE_MAILDIR", str(path))
+    monkeypatch.delenv("MEEPLE_SMTP_URL", raising=False)
+    return path
+
+
+@pytest.fixture()
+def flask_app(redis_url: str, redis_client: Any, tmp_path: Path, maildir: Path,
+              monkeypatch: pytest.MonkeyPatch) -> Flask:
+    monkeypatch.setenv("MEEPLE_REDIS_URL", redis_url)  # the jobs read it, as in production
+    monkeypatch.setenv("MEEPLE_NOTIFY_RETRY_INTERVALS", "0,0,0,0,0")  # retry at once
+    return create_app({"REDIS_URL": redis_url, "DISPATCH": True,
+                       "RATELIMIT_DEFAULT": "100000 per minute",
+                       "KEYS_DIR": str(tmp_path / "keys")})
+
+
+@pytest.fixture()
+def meeple(flask_app: Flask) -> Meeple:
+    app: Meeple = flask_app.extensions["meeple"]
+    return app
+
+
+def run_worker(app: Meeple) -> None:
+    queues = [Queue(name, connection=app.redis) for name in ("ai", "scoring", "notify")]
+    SimpleWorker(queues, connection=app.redis).work(burst=True)
+
+
+def emails(path: Path) -> list[Any]:
+    return list(mailbox.Maildir(str(path), create=True)) if path.exists() else []
+
+
+def caller(flask_app: Flask, name: str, **profile: Any) -> tuple[Caller, Player, Any]:
+    who = Caller(flask_app.test_client(), name)
+    answer = who.client.patch("/v1/players/me", json=profile, headers=who.headers)
+    assert answer.status_code == 200, answer.json
+    return who, Player(who.id, name), answer.json
+
+
+def one_move(app: Meeple, table: Table, seat: int, players: dict[int, Player],
+             rng: Rng) -> Table:
+    assert table.state is not None
+    move = random_move(table.game, table.state, seat, rng)
+    return app.play_moves(players[seat], table.id, [move], table.version, seat).table
+
+
+def newly_actors(before: Table | None, after: Table, mover: str) -> set[str]:
+    return human_actors(after) - human_actors(before) - {mover}
+
+
+def test_the_other_player_hears_once_per_turn_change_and_at_the_end(
+    flask_app: Flask, meeple: Meeple, maildir: Path, receiver: Receiver
+) -> None:
+    _, alice, _ = caller(flask_app, "alice", email="alice@example.org", notify="email")
+    bob_caller, bob, bob_profile = caller(flask_app, "bob", webhook_url=receiver.url,
+                                          notify="webhook")
+    secret = bob_profile["webhook_secret"]
+    expected = {alice.id: 0, bob.id: 0}
+    opened = meeple.create_game(alice, RP, 2)
+    table = meeple.join_game(bob, opened.id)
+    for player_id in newly_actors(opened, table, bob.id):
+        expected[player_id] += 1
+    players = {s.seat: Player(s.player_id, s.name) for s in table.seats}
+    rng = Rng(b"notify-test", 0)
+    run_worker(meeple)
+    # Phase 1: the worker runs after every move, so every notification is current.
+    for _ in range(25):
+        seat = table.actors()[0]
+        mover = players[seat].id
+        after = one_move(meeple, table, seat, players, rng)
+        for player_id in newly_actors(table, after, mover):
+            expected[player_id] += 1
+        table = after
+        run_worker(meeple)
+        assert len(emails(maildir)) == expected[alice.id]
+        assert len(receiver.delivered()) == expected[bob.id]
+    assert expected[alice.id] > 0 and expected[bob.id] > 0
+    receiver.check_signatures(secret)
+    # Every email names the game, lists the moves with codes and says how to answer.
+    message = emails(maildir)[-1]
+    assert opened.id in message["Subject"]
+    body = message.get_payload(decode=True).decode()
+    assert "  1. " in body and "Reply with the codes of your moves" in body
+    payload = receiver.delivered()[-1]
+    assert payload["event"] == "your_turn" and payload["game_id"] == opened.id
+    assert [m["code"] for m in payload["moves"]] == list(range(1, len(payload["moves"]) + 1))
+    assert payload["seat"] == table.seats_of(bob.id)[0]
+    # Phase 2: play to the end with no worker; the turn notices are stale by then and
+    # dropped, and each player who did not make the last move hears of the end once.
+    last_mover = ""
+    while table.status is not Status.ENDED:
+        seat = table.actors()[0]
+        last_mover = players[seat].id
+        table = one_move(meeple, table, seat, players, rng)
+    run_worker(meeple)
+    if last_mover == alice.id:
+        expected[bob.id] += 1
+    else:
+        expected[alice.id] += 1
+    assert len(emails(maildir)) == expected[alice.id]
+    assert len(receiver.delivered()) == expected[bob.id]
+    receiver.check_signatures(secret)
+    events = [p["event"] for p in receiver.delivered()]
+    ended = [m for m in emails(maildir) if "has ended" in m["Subject"]]
+    assert events.count("game_ended") + len(ended) == 1
+    deliveries = [h["X-Meeple-Delivery"] for h, _, _ in receiver.requests]
+    assert len(deliveries) == len(set(deliveries))
+    assert bob_caller.get("/v1/players/me").json["webhook_disabled_reason"] is None
+
+
+def test_bots_are_never_notified_and_a_bot_move_notifies_the_human(
+    flask_app: Flask, meeple: Meeple, maildir: Path, receiver: Receiver
+) -> None:
+    _, alice, _ = caller(flask_app, "alice", email="alice@example.org", notify="email")
+    # Even a profile under the bots' id gets nothing.
+    Profiles(meeple.redis).update("bot:random", {"webhook_url": receiver.url,
+                                                 "notify": "webhook"})
+    table = meeple.create_game(alice, RP, 2, bots=[1])
+    players = {0: alice}
+    rng = Rng(b"bot-test", 0)
+    # Each time the bot must act, alice hears once when it is her turn again (or the end).
+    turns = 0 if 0 in table.actors() else 1
+    run_worker(meeple)
+    for _ in range(15):
+        table = meeple.load(table.id)
+        if table.status is Status.ENDED:
+            break
+        assert 0 in table.actors()  # the worker played the bot's turns
+        table = one_move(meeple, table, 0, players, rng)
+        if 0 not in table.actors():
+            turns += 1
+        run_worker(meeple)
+    assert receiver.requests == []
+    assert len(emails(maildir)) == turns > 0
+
+
+def test_a_duplicate_enqueue_or_job_sends_once(
+    flask_app: Flask, meeple: Meeple, maildir: Path
+) -> None:
+    _, alice, _ = caller(flask_app, "alice", email="alice@example.org", notify="email")
+    _, bob, _ = caller(flask_app, "bob")
+    before, table, mover = until_notified(meeple, alice, bob, alice)
+    queue = Queue("notify", connection=meeple.redis)
+    queued = queue.count
+    assert queued >= 1
+    # The same commit reported again queues nothing new: the job id is the same.
+    meeple.dispatcher.after_commit(table, before, mover)
+    meeple.dispatcher.after_commit(table, before, mover)
+    assert queue.count == queued
+    run_worker(meeple)
+    sent = len(emails(maildir))
+    assert sent >= 1
+    # The job itself, run again (as after its record expired), sends nothing either.
+    assert notify_player(table.id, table.version, alice.id, "your_turn") == "already sent"
+    meeple.dispatcher.after_commit(table, before, mover)
+    run_worker(meeple)
+    assert len(emails(maildir)) == sent
+
+
+def until_notified(meeple: Meeple, host: Player, guest: Player,
+                   who: Player) -> tuple[Table | None, Table, str]:
+    """`host` opens a game, `guest` joins, and they play until a commit makes `who` an
+    actor by the other's action: (the table before it, after it, the mover)."""
+    opened = meeple.create_game(host, RP, 2)
+    table = meeple.join_game(guest, opened.id)
+    if who.id in newly_actors(opened, table, guest.id):
+        return opened, table, guest.id
+    players = {s.seat: Player(s.player_id, s.name) for s in table.seats}
+    rng = Rng(b"until-notified", 0)
+    for _ in range(1000):
+        seat = table.actors()[0]
+        after = one_move(meeple, table, seat, players, rng)
+        if who.id in newly_actors(table, after, players[seat].id):
+            return table, after, players[seat].id
+        table = after
+    raise AssertionError(f"{who.name} never became an actor")
+
+
+def _webhook_game(flask_app: Flask, meeple: Meeple, url: str) -> tuple[Caller, str]:
+    """Bob (webhook) and Alice (no notifications) play until one notice for Bob is queued;
+    returns Bob and his webhook secret."""
+    bob_caller, bob, answer = caller(flask_app, "bob", webhook_url=url, notify="webhook")
+    _, alice, _ = caller(flask_app, "alice")
+    until_notified(meeple, bob, alice, bob)
+    return bob_caller, answer["webhook_secret"]
+
+
+def test_a_failing_webhook_is_retried_until_delivered_once(
+    flask_app: Flask, meeple: Meeple
+) -> None:
+    receiver = Receiver(script=[500, 503])
+    try:
+        bob, secret = _webhook_game(flask_app, meeple, receiver.url)
+        run_worker(meeple)
+        assert [status for _, _, status in receiver.requests] == [500, 503, 200]
+        assert len({h["X-Meeple-Delivery"] for h, _, _ in receiver.requests}) == 1
+        assert len(receiver.delivered()) == 1
+        receiver.check_signatures(secret)
+        assert bob.get("/v1/players/me").json["webhook_disabled_reason"] is None
+        assert Profiles(meeple.redis).get(bob.id).webhook_failures == 0
+    finally:
+        receiver.close()
+
+
+def test_five_failures_in_a_row_disable_the_webhook(flask_app: Flask, meeple: Meeple) -> None:
+    receiver = Receiver(script=[500] * 10)
+    try:
+        bob, _ = _webhook_game(flask_app, meeple, receiver.url)
+        run_worker(meeple)
+        assert len(receiver.requests) == 5  # the sixth attempt finds the webhook disabled
+        me = bob.get("/v1/players/me").json
+        assert me["webhook_disabled_reason"].startswith("HTTP 500")
+        assert "after 5 failed deliveries" in me["webhook_disabled_reason"]
+        # Setting the URL again re-enables it, with a new secret.
+        again = bob.client.patch("/v1/players/me", json={"webhook_url": receiver.url},
+                                 headers=bob.headers)
+        assert again.json["webhook_disabled_reason"] is None and again.json["webhook_secret"]
+    finally:
+        receiver.close()
+
+
+def test_an_unreachable_webhook_counts_as_a_failure(flask_app: Flask, meeple: Meeple) -> None:
+    receiver = Receiver()
+    url = receiver.url
+    receiver.close()  # nothing listens there any more
+    bob, _ = _webhook_game(flask_app, meeple, url)
+    run_worker(meeple)
+    reason = bob.get("/v1/players/me").json["webhook_disabled_reason"]
+    assert reason.startswith("connection error")
+
+
+class SmtpSink(socketserver.StreamRequestHandler):
+    """Just enough SMTP for smtplib: accepts every message into `received`."""
+
+    received: list[bytes] = []
+
+    def handle(self) -> None:
+        self.wfile.write(b"220 sink ready\r\n")
+        while line := self.rfile.readline():
+            verb = line[:4].upper()
+            if verb == b"DATA":
+                self.wfile.write(b"354 go on\r\n")
+                data = b""
+                while (chunk := self.rfile.readline()) not in (b".\r\n", b""):
+                    data += chunk
+                self.received.append(data)
+                self.wfile.write(b"250 queued\r\n")
+            elif verb == b"QUIT":
+                self.wfile.write(b"221 bye\r\n")
+                return
+            else:  # EHLO, MAIL, RCPT, RSET, NOOP
+                self.wfile.write(b"250 ok\r\n")
+
+
+def test_email_goes_over_smtp_when_configured(
+    flask_app: Flask, meeple: Meeple, maildir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    SmtpSink.received = []
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), SmtpSink)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        monkeypatch.setenv("MEEPLE_SMTP_URL", f"smtp://127.0.0.1:{server.server_address[1]}")
+        _, alice, _ = caller(flask_app, "alice", email="alice@example.org", notify="email")
+        _, bob, _ = caller(flask_app, "bob")
+        _, table, _ = until_notified(meeple, alice, bob, alice)
+        run_worker(meeple)
+        assert len(SmtpSink.received) == 1
+        sent = SmtpSink.received[0].decode()
+        assert "To: alice@example.org" in sent and table.id in sent
+        assert emails(maildir) == []
+    finally:
+        server.shutdown()
+        server.server_close()
