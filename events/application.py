@@ -13,13 +13,15 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, Generic, Protocol, TypeVar
 
 import redis
 from marshmallow import ValidationError
 
+from events.deadlines import deadline_rule, min_move_seconds
 from events.envelope import Envelope, canonical_json
 from events.exceptions import (
     GameExists,
@@ -27,6 +29,7 @@ from events.exceptions import (
     IdempotencyKeyReused,
     InvalidMessage,
     InvalidOptions,
+    MeepleError,
     NotSeated,
     UnknownGameType,
     VersionConflict,
@@ -35,7 +38,19 @@ from events.exceptions import (
 from events.lobby import Lobby
 from events.players import Player, Players, bot_player
 from events.store import EventStore, NewEvent
-from events.table import Status, Table, decide_create, decide_join, decide_moves, evolve
+from events.table import (
+    Decision,
+    Status,
+    Table,
+    after_append,
+    decide_create,
+    decide_join,
+    decide_moves,
+    decide_moves_for,
+    decide_resign,
+    decide_timeout,
+    evolve,
+)
 from games.contract import Game, Move
 from games.registry import GAMES, UnknownGame, get_game
 
@@ -77,12 +92,17 @@ class Dispatcher(Protocol):
     def after_commit(self, table: Table, before: Table | None = None,
                      by: str | None = None) -> None: ...
 
+    def after_message(self, table: Table, envelope: Envelope) -> None: ...
+
 
 class NoDispatch:
     """For in-process runs (simulations, tests of the core): nothing is queued."""
 
     def after_commit(self, table: Table, before: Table | None = None,
                      by: str | None = None) -> None:
+        return None
+
+    def after_message(self, table: Table, envelope: Envelope) -> None:
         return None
 
 
@@ -109,7 +129,8 @@ def summary(table: Table) -> dict[str, Any]:
         "version": table.version,
         "seat_count": table.seat_count,
         "seats": [
-            {"seat": s.seat, "player_id": s.player_id, "name": s.name, "bot": s.bot}
+            {"seat": s.seat, "player_id": s.player_id, "name": s.name, "bot": s.bot,
+             "resigned": s.seat in table.resigned}
             for s in table.seats
         ],
         "actors": table.actors(),
@@ -125,8 +146,12 @@ class Meeple:
         dispatcher: Dispatcher | None = None,
         prefix: str = "meeple",
         new_seed: Callable[[], bytes] = lambda: secrets.token_bytes(32),
+        min_move_seconds: int | None = None,
     ) -> None:
         self.redis = client
+        # The shortest time per move a table may choose (MEEPLE_MIN_MOVE_SECONDS by default).
+        self.min_move_seconds = min_move_seconds
+        self.clock: Callable[[], datetime] = lambda: datetime.now(UTC)
         # Every game's secret seed comes from here; tests that replay a known deal pass their own.
         self._new_seed = new_seed
         self.store = EventStore(client, prefix)
@@ -163,17 +188,21 @@ class Meeple:
         bots: list[int] | None = None,
         join: bool = True,
         idempotency_key: str | None = None,
+        deadline: dict[str, Any] | None = None,
     ) -> Table:
         """Open a table. With an idempotency key the game id is derived from it, so a
-        retried request finds the game the first one made instead of making another."""
+        retried request finds the game the first one made instead of making another.
+        `deadline`: {"hours", "on_expiry"} (events.deadlines), or None for no time limit."""
         game = self.game_type(game_type)
         clean_options = self._validate_options(game, options or {})
+        rule = self._deadline_rule(deadline)
         bot_seats = sorted(set(bots or []))
         if any(not 0 <= s < seats for s in bot_seats):
             raise InvalidOptions(f"bot seats must be between 0 and {seats - 1}")
         if join and len(bot_seats) >= seats:
             raise InvalidOptions("every seat is a bot: pass join=false to watch a bot-only game")
-        request = {"type": game.id, "seats": seats, "options": clean_options, "bots": bot_seats}
+        request = {"type": game.id, "seats": seats, "options": clean_options, "bots": bot_seats,
+                   "deadline": rule}
         if idempotency_key is None:
             game_id = secrets.token_hex(8)
         else:
@@ -181,7 +210,8 @@ class Meeple:
             if self.store.exists(game_id):
                 return self._same_creation(game_id, request)
         seed = self._new_seed()
-        created = decide_create(game, seats, clean_options, hashlib.sha256(seed).hexdigest())
+        created = decide_create(game, seats, clean_options, hashlib.sha256(seed).hexdigest(),
+                                rule)
         table = evolve(Table.empty(game_id), _draft(created, 1), seed)
         events = [created]
         joins: list[tuple[Player, int | None, bool]] = [(bot_player(s), s, True) for s in bot_seats]
@@ -207,7 +237,7 @@ class Meeple:
             time.sleep(0.01)
         table = self.load(game_id)
         made = {"type": table.type, "seats": table.seat_count, "options": table.options,
-                "bots": [s.seat for s in table.seats if s.bot]}
+                "bots": [s.seat for s in table.seats if s.bot], "deadline": table.deadline}
         if made != request:
             raise IdempotencyKeyReused("this Idempotency-Key already created a different game")
         return table
@@ -277,10 +307,7 @@ class Meeple:
                 continue
             if result.replayed:
                 return MovesResult(self.load(game_id), result.envelopes, True)
-            last = result.envelopes[-1]
-            table = replace(
-                decision.table, version=last["v"], head=last["hash"], updated_at=last["at"]
-            )
+            table = after_append(decision.table, loaded, result.envelopes, seed)
             committed = self._committed(table, len(result.envelopes), before=loaded,
                                         by=player.id)
             return MovesResult(committed, result.envelopes, False)
@@ -292,6 +319,87 @@ class Meeple:
         result = self.store.append(game_id, expected, events)
         after = self._fold(table, result.envelopes, self._seed(game_id))
         return self._committed(after, len(result.envelopes), before=table)
+
+    # --- deadlines (events.deadlines) ---------------------------------------
+
+    def expire_turn(self, game_id: str, seat: int, started: int) -> Table:
+        """The deadline of `seat`'s turn that started at version `started` has passed:
+        TurnTimedOut and the table's consequence, in one append. StaleDeadline when that turn
+        is over, DeadlineNotDue before its time (the caller may try again later)."""
+        seed = self._seed(game_id)
+        for attempt in range(_RETRIES):
+            table = self.load(game_id)
+            decision = decide_timeout(table, seat, started, seed, self.clock())
+            try:
+                return self._append_decision(table, decision, seed)
+            except VersionConflict:
+                if attempt == _RETRIES - 1:
+                    raise
+        raise AssertionError("unreachable")
+
+    def resign(self, player: Player, game_id: str, seat: int | None = None) -> Table:
+        """The player gives up `seat` (default: their only or first seat not yet resigned):
+        the bot plays it from now on, and it ranks last."""
+        for attempt in range(_RETRIES):
+            table = self.load(game_id)
+            mine = table.seats_of(player.id)
+            if not mine or (seat is not None and seat not in mine):
+                raise NotSeated("you have no seat at this table" if not mine
+                                else f"seat {seat} is not yours")
+            if seat is None:
+                seat = next((s for s in mine if s not in table.resigned), mine[0])
+            decision = decide_resign(table, seat, player.id)
+            try:
+                return self._append_decision(table, decision, self._seed(game_id),
+                                             by=player.id)
+            except VersionConflict:
+                if attempt == _RETRIES - 1:
+                    raise
+        raise AssertionError("unreachable")
+
+    def play_for_seat(self, game_id: str, seat: int, moves: list[Move],
+                      expected_version: int) -> Table:
+        """The system plays `moves` for a resigned seat (the `ai` queue's bot moves)."""
+        table = self.load(game_id)
+        if table.version != expected_version:
+            raise VersionConflict(current=table.version)
+        if seat not in table.resigned:
+            raise NotSeated(f"seat {seat} is played by its player, not by the system")
+        seed = self._seed(game_id)
+        return self._append_decision(table, decide_moves_for(table, seat, moves, seed), seed)
+
+    def tables_on_the_clock(self) -> Iterator[Table]:
+        """Every game in play that has a deadline (from the lobby's index of active games)."""
+        offset, page_size = 0, 100
+        while True:
+            page = self.lobby.page(status=Status.ACTIVE.value, offset=offset, limit=page_size)
+            for item in page.items:
+                try:
+                    table = self.load(item["id"])
+                except MeepleError:  # e.g. played under rules this server no longer runs
+                    continue
+                if table.deadline is not None and table.status is Status.ACTIVE:
+                    yield table
+            offset += page_size
+            if offset >= page.total:
+                return
+
+    def _append_decision(self, table: Table, decision: Decision, seed: bytes,
+                         by: str | None = None) -> Table:
+        result = self.store.append(table.id, table.version, decision.events,
+                                   expected_head=table.head or None)
+        after = after_append(decision.table, table, result.envelopes, seed)
+        return self._committed(after, len(result.envelopes), before=table, by=by)
+
+    def _deadline_rule(self, deadline: dict[str, Any] | None) -> dict[str, Any] | None:
+        if deadline is None:
+            return None
+        minimum = self.min_move_seconds
+        try:
+            return deadline_rule(deadline["hours"], deadline["on_expiry"],
+                                 min_move_seconds() if minimum is None else minimum)
+        except (KeyError, TypeError, ValueError) as err:
+            raise InvalidOptions(f"invalid deadline: {err}") from None
 
     def import_game(self, game_id: str, envelopes: list[Envelope], seed: bytes) -> Table:
         """A finished game from a verified record, under its original id, event for event and
@@ -440,12 +548,13 @@ class Meeple:
             after = self._fold(table, result.envelopes, self._seed(game_id))
             committed = self._committed(after, len(result.envelopes), before=table,
                                         by=player.id)
+            self.dispatcher.after_message(committed, result.envelopes[0])
             return MessageResult(committed, result.envelopes[0], False)
         raise AssertionError("unreachable")
 
 
 def _lobby_key(table: Table) -> tuple[object, ...]:
-    return table.status, table.seats, tuple(table.actors())
+    return table.status, table.seats, tuple(table.actors()), table.resigned
 
 
 def _draft(event: NewEvent, v: int) -> Envelope:

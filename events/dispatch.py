@@ -8,17 +8,22 @@ so a stale one does nothing.
 from __future__ import annotations
 
 import os
+from datetime import datetime, timedelta
+from typing import Any
 
 import redis
 from rq import Queue, Retry
 from rq.job import Job
 
+from events.deadlines import TurnClock, due, reminder_time
 from events.profiles import Profiles
 from events.table import Status, Table
 
 BOT_TURN = "workers.jobs.play_bot_turn"
 SCORE_GAME = "workers.jobs.score_game"
 NOTIFY_PLAYER = "workers.notify.notify_player"
+REMIND = "workers.deadlines.remind"
+EXPIRE = "workers.deadlines.expire"
 # Seconds between a failed notification's retries (MEEPLE_NOTIFY_RETRY_INTERVALS, comma-separated;
 # tests use zeros). RQ retries as many times as there are intervals.
 DEFAULT_RETRY_INTERVALS = (10, 30, 60, 300, 900)
@@ -36,9 +41,9 @@ def human_actors(table: Table | None) -> set[str]:
     if table is None:
         return set()
     players = set()
-    for seat in table.actors():
+    for seat in table.human_actors():  # not bots, nor seats whose player resigned
         placed = table.seat_of(seat)
-        if placed is not None and not placed.bot:
+        if placed is not None:
             players.add(placed.player_id)
     return players
 
@@ -54,6 +59,11 @@ def to_notify(table: Table, before: Table | None, by: str | None) -> list[tuple[
         return [(player_id, "game_ended") for player_id in people]
     new = human_actors(table) - human_actors(before) - {by}
     return [(player_id, "your_turn") for player_id in sorted(new)]
+
+
+def message_recipients(table: Table, by: str) -> list[str]:
+    """Everyone seated at `table` but the author of a message, never bots."""
+    return sorted({s.player_id for s in table.seats if not s.bot} - {by})
 
 
 class RQDispatcher:
@@ -76,10 +86,49 @@ class RQDispatcher:
                 self._enqueue(self.scoring, SCORE_GAME, f"score-{table.id}", table.id)
             return
         for seat in table.actors():
-            placed = table.seat_of(seat)
-            if placed is not None and placed.bot:
+            if table.bot_played(seat):
                 job_id = f"ai-{table.id}-{table.version}-{seat}"
                 self._enqueue(self.ai, BOT_TURN, job_id, table.id, table.version, seat)
+        self.schedule_deadlines(table, since=before.version if before is not None else 0)
+
+    def schedule_deadlines(self, table: Table, since: int = 0) -> int:
+        """The reminder and the expiry of each turn clock started after version `since` (0:
+        every clock, as `meeple deadlines resync` does), on the `notify` queue through RQ's
+        scheduler. Job ids name the turn, so scheduling one twice is harmless, and the jobs
+        re-check the game when they run. Returns the number of clocks looked at."""
+        if table.deadline is None or table.status is not Status.ACTIVE:
+            return 0
+        started = [clock for clock in table.clocks if clock.version > since]
+        for clock in started:
+            self._schedule_turn(table, clock)
+        return len(started)
+
+    def _schedule_turn(self, table: Table, clock: TurnClock) -> None:
+        assert table.deadline is not None
+        turn = f"{table.id}-{clock.seat}-{clock.version}"
+        args = (table.id, clock.seat, clock.version)
+        self._schedule(f"remind-{turn}", reminder_time(clock, table.deadline), REMIND, *args,
+                       retry=self._retry)
+        # RQ keeps whole seconds (rounded down): one more, so the job never runs early.
+        self._schedule(f"expire-{turn}", due(clock, table.deadline) + timedelta(seconds=1),
+                       EXPIRE, *args, retry=self._retry)
+
+    def _schedule(self, job_id: str, when: datetime, func: str, *args: object,
+                  retry: Retry | None = None) -> None:
+        if Job.exists(job_id, connection=self._redis):
+            return  # scheduled already (or done, and then the job finds the turn is over)
+        # A time already past is fine: the scheduler enqueues it on its next pass.
+        self.notify.enqueue_at(when, func, *args, job_id=job_id, result_ttl=3600,
+                               failure_ttl=86400, retry=retry)
+
+    def after_message(self, table: Table, envelope: dict[str, Any]) -> None:
+        """Table talk was posted: tell every other person at the table."""
+        for player_id in message_recipients(table, envelope["by"]):
+            if self.profiles.notify_setting(player_id) == "none":
+                continue
+            job_id = f"notify-{table.id}-{envelope['v']}-{player_id}"
+            self._enqueue(self.notify, NOTIFY_PLAYER, job_id, table.id, envelope["v"],
+                          player_id, "message", retry=self._retry)
 
     def _notify(self, table: Table, before: Table | None, by: str | None) -> None:
         for player_id, event in to_notify(table, before, by):

@@ -113,3 +113,21 @@ class InvalidMessage(MeepleError):
     """Table talk that is empty or too long (after stripping surrounding whitespace)."""
 
     code = "invalid_message"
+
+
+class AlreadyResigned(MeepleError):
+    """The seat has resigned: it can neither resign again nor be played by its player."""
+
+    code = "already_resigned"
+
+
+class StaleDeadline(MeepleError):
+    """A deadline job for a turn that is over (the seat moved, resigned or the game ended)."""
+
+    code = "stale_deadline"
+
+
+class DeadlineNotDue(MeepleError):
+    """A deadline job that runs before its time (clocks of two hosts disagree)."""
+
+    code = "deadline_not_due"

@@ -138,9 +138,11 @@ class Lobby:
 
 
 def awaited_players(summary: dict[str, Any]) -> set[str]:
-    """The players (ids) with a seat among the summary's actors."""
+    """The players (ids) with a seat among the summary's actors, but for resigned seats
+    (the bot plays those)."""
     actors = set(summary["actors"])
-    return {s["player_id"] for s in summary["seats"] if s["seat"] in actors}
+    return {s["player_id"] for s in summary["seats"]
+            if s["seat"] in actors and not s.get("resigned")}
 
 
 def _timestamp(iso: str) -> float:

@@ -10,14 +10,22 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from events.envelope import GENESIS, Envelope, now_iso, seal
 from events.players import bot_player
 from events.store import NewEvent
-from events.table import Status, Table, decide_create, decide_join, decide_moves, evolve
+from events.table import (
+    Status,
+    Table,
+    after_append,
+    decide_create,
+    decide_join,
+    decide_moves,
+    decide_moves_for,
+    evolve,
+)
 from games.bots import random_move
 from games.registry import get_game
 from games.rng import Rng
@@ -70,9 +78,7 @@ class OfflineLog:
             prev = sealed[-1]["hash"]
         self.envelopes.extend(sealed)
         if decided is not None:
-            last = sealed[-1]
-            self.table = replace(decided, version=last["v"], head=last["hash"],
-                                 updated_at=last["at"])
+            self.table = after_append(decided, self.table, sealed, self.seed)
             return
         for envelope in sealed:
             self.table = evolve(self.table, envelope, self.seed)
@@ -151,12 +157,16 @@ def _reenact_one(log: OfflineLog, envelope: Envelope) -> None:
     kind, data, by = envelope["type"], envelope["data"], envelope["by"]
     if kind == "GameCreated":
         game = get_game(data["type"])
-        log.append([decide_create(game, data["seats"], data["options"], data["seed_commitment"])])
+        log.append([decide_create(game, data["seats"], data["options"], data["seed_commitment"],
+                                  data.get("deadline"))])
     elif kind == "SeatTaken":
         log.append(decide_join(log.table, data["player_id"], data["name"], data["seat"],
                                bot=data["bot"]))
     elif kind == "MovePlayed":
-        decision = decide_moves(log.table, by, data["seat"], [data["move"]], log.seed)
+        if by == "system":  # a resigned or timed-out seat, played by the bot
+            decision = decide_moves_for(log.table, data["seat"], [data["move"]], log.seed)
+        else:
+            decision = decide_moves(log.table, by, data["seat"], [data["move"]], log.seed)
         log.append(decision.events, decision.table)
     else:
         log.append([NewEvent(kind, data, by)])

@@ -56,6 +56,14 @@ class Profiles:
     def _sent_key(self, delivery_id: str) -> str:
         return f"{self._prefix}:notified:{delivery_id}"
 
+    def _email_key(self) -> str:
+        # email (lower case) -> player id: whom an emailed reply without a valid token is
+        # from, so that it is answered only when it comes from a player's own address.
+        return f"{self._prefix}:profile-email"
+
+    def player_by_email(self, address: str) -> str | None:
+        return _text(self._redis.hget(self._email_key(), address.strip().lower()))
+
     def get(self, player_id: str) -> Profile:
         data = {_text(k): _text(v) for k, v in self._redis.hgetall(self._key(player_id)).items()}
         return Profile(
@@ -94,12 +102,21 @@ class Profiles:
                 secret = "whsec_" + secrets.token_urlsafe(32)
                 to_set.update(webhook_url=str(changes["webhook_url"]), webhook_secret=secret)
         pipe = self._redis.pipeline()
+        if "email" in changes:
+            self._reindex_email(pipe, player_id, changes["email"])
         if to_clear:
             pipe.hdel(key, *to_clear)
         if to_set:
             pipe.hset(key, mapping={name: value for name, value in to_set.items()})
         pipe.execute()
         return self.get(player_id), secret
+
+    def _reindex_email(self, pipe: Any, player_id: str, email: str | None) -> None:
+        old = _text(self._redis.hget(self._key(player_id), "email"))
+        if old and self.player_by_email(old) == player_id:
+            pipe.hdel(self._email_key(), old.lower())
+        if email:
+            pipe.hset(self._email_key(), str(email).strip().lower(), player_id)
 
     def webhook_failed(self, player_id: str, reason: str) -> Profile:
         """Count a failed delivery; the fifth in a row disables the webhook with `reason`."""

@@ -2,7 +2,8 @@
 
     {"format": "meeple-record/1",
      "game": {"id", "type", "rules_version", "options", "seat_count",
-              "seats": [{"seat", "player_id", "name", "bot"}], "created_at", "status"},
+              "seats": [{"seat", "player_id", "name", "bot"}], "created_at", "status",
+              "deadline" (only a table with a time per move: {"seconds", "on_expiry"})},
      "seed_commitment": SHA-256 hex of the secret seed, as in GameCreated,
      "complete": true once the game has ended,
      "redacted_for": null, or the seats whose view this is (an unfinished game),
@@ -74,7 +75,7 @@ def build_record(
 
 
 def record_header(table: Table) -> dict[str, Any]:
-    return {
+    header = {
         "id": table.id,
         "type": table.type,
         "rules_version": table.rules_version,
@@ -84,6 +85,9 @@ def record_header(table: Table) -> dict[str, Any]:
         "created_at": table.created_at,
         "status": table.status.value,
     }
+    if table.deadline is not None:  # only then: records of other games keep their layout
+        header["deadline"] = table.deadline
+    return header
 
 
 def _revealed_seed(table: Table, seed: bytes | None) -> str:

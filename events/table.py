@@ -10,10 +10,14 @@ never part of a Table.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields, replace
+from datetime import datetime
 from enum import Enum
 from typing import Any
 
+from events.deadlines import TurnClock, due, format_time, next_clocks, rank_resigned_last
 from events.exceptions import (
+    AlreadyResigned,
+    DeadlineNotDue,
     GameFull,
     GameNotStarted,
     GameOver,
@@ -23,9 +27,12 @@ from events.exceptions import (
     NotYourTurn,
     RulesVersionUnavailable,
     SeatTaken,
+    StaleDeadline,
 )
 from events.store import NewEvent
+from games.bots import bot_rng, random_move
 from games.contract import Game, IllegalMove, Move, State, find_move
+from games.information import ends_batch
 from games.registry import get_game
 from games.rng import Rng
 
@@ -63,6 +70,11 @@ class Table:
     result: dict[str, Any] | None = None  # the score sheet, once ended
     revealed_seed: str | None = None
     ratings: list[dict[str, Any]] | None = None
+    # Deadlines (events.deadlines): the rule from GameCreated, one clock per person who must
+    # act (only when there is a rule), and the seats that resigned, in order.
+    deadline: dict[str, Any] | None = None
+    clocks: tuple[TurnClock, ...] = ()
+    resigned: tuple[int, ...] = ()
 
     @classmethod
     def empty(cls, game_id: str) -> Table:
@@ -95,12 +107,32 @@ class Table:
             return []
         return sorted(self.game.actors(self.state))
 
+    def bot_played(self, seat: int) -> bool:
+        """A bot's seat, or one whose player resigned: the `ai` queue plays it."""
+        placed = self.seat_of(seat)
+        return seat in self.resigned or (placed is not None and placed.bot)
+
+    def human_actors(self) -> list[int]:
+        """The seats that must act now and are played by people."""
+        return [seat for seat in self.actors() if not self.bot_played(seat)]
+
+    def clock_of(self, seat: int) -> TurnClock | None:
+        return next((clock for clock in self.clocks if clock.seat == seat), None)
+
+    def due_at(self, seat: int) -> str | None:
+        """When `seat`'s move is due (ISO UTC), if it is on the clock."""
+        clock = self.clock_of(seat)
+        if clock is None or self.deadline is None:
+            return None
+        return format_time(due(clock, self.deadline))
+
     def to_json(self) -> dict[str, Any]:
         # By hand, not dataclasses.asdict: that deep-copies the whole game state, which
         # is already plain JSON data and is never mutated.
         data = {f.name: getattr(self, f.name) for f in fields(self)}
         data["status"] = self.status.value
         data["seats"] = [asdict(seat) for seat in self.seats]
+        data["clocks"] = [asdict(clock) for clock in self.clocks]
         return data
 
     @classmethod
@@ -108,6 +140,8 @@ class Table:
         data = dict(data)
         data["status"] = Status(data["status"])
         data["seats"] = tuple(Seat(**s) for s in data["seats"])
+        data["clocks"] = tuple(TurnClock(**c) for c in data.get("clocks", ()))
+        data["resigned"] = tuple(data.get("resigned", ()))
         return cls(**data)
 
 
@@ -116,6 +150,16 @@ class Table:
 
 def evolve(table: Table, envelope: dict[str, Any], seed: bytes | None) -> Table:
     """The table after one more event. `seed` is needed to re-execute moves."""
+    after = _apply(table, envelope, seed)
+    if after.deadline is None or envelope["type"] == "MessagePosted":
+        return after  # table talk changes no one's turn: no clock moves
+    restart = envelope["data"]["seat"] if envelope["type"] == "TurnTimedOut" else None
+    clocks = next_clocks(after.clocks, after.human_actors(), envelope["v"], envelope["at"],
+                         restart)
+    return replace(after, clocks=clocks)
+
+
+def _apply(table: Table, envelope: dict[str, Any], seed: bytes | None) -> Table:
     kind, data, v = envelope["type"], envelope["data"], envelope["v"]
     table = replace(table, version=v, head=envelope.get("hash", ""), updated_at=envelope["at"])
     if kind == "GameCreated":
@@ -128,6 +172,7 @@ def evolve(table: Table, envelope: dict[str, Any], seed: bytes | None) -> Table:
             created_at=envelope["at"],
             created_by=envelope["by"],
             seed_commitment=data["seed_commitment"],
+            deadline=data.get("deadline"),
         )
     if kind == "SeatTaken":
         seat = Seat(data["seat"], data["player_id"], data["name"], data["bot"])
@@ -145,6 +190,8 @@ def evolve(table: Table, envelope: dict[str, Any], seed: bytes | None) -> Table:
         return replace(table, revealed_seed=data["seed"])
     if kind == "GameScored":
         return replace(table, ratings=data["ratings"])
+    if kind == "PlayerResigned":
+        return replace(table, resigned=(*table.resigned, data["seat"]))
     return table  # events that do not change the table (e.g. future message types)
 
 
@@ -158,7 +205,8 @@ def _rng(seed: bytes | None, version: int) -> Rng:
 
 
 def decide_create(
-    game: Game, seats: int, options: dict[str, Any], seed_commitment: str
+    game: Game, seats: int, options: dict[str, Any], seed_commitment: str,
+    deadline: dict[str, Any] | None = None,
 ) -> NewEvent:
     if not game.min_players <= seats <= game.max_players:
         raise InvalidOptions(
@@ -171,6 +219,8 @@ def decide_create(
         "seats": seats,
         "seed_commitment": seed_commitment,
     }
+    if deadline is not None:  # only then: games without one keep their exact events
+        data["deadline"] = deadline
     return NewEvent("GameCreated", data, "system")
 
 
@@ -211,15 +261,35 @@ def decide_moves(
     seed: bytes,
 ) -> Decision:
     """MovePlayed for each move, all or nothing; GameEnded and SeedRevealed at the end."""
+    _check_in_play(table)
+    seated = table.seats_of(player_id)
+    if not seated:
+        raise NotSeated("you have no seat at this table")
+    if seat is not None and seat not in seated:
+        raise NotSeated(f"seat {seat} is not yours")
+    mine = [s for s in seated if s not in table.resigned]
+    if not mine or (seat is not None and seat in table.resigned):
+        raise AlreadyResigned("you resigned that seat: the bot plays it now")
+    return _decide_plays(table, mine, seat, moves, seed, player_id)
+
+
+def decide_moves_for(table: Table, seat: int, moves: list[Move], seed: bytes,
+                     by: str = "system") -> Decision:
+    """Moves the system plays for a seat whose player is not at the controls: a resigned
+    seat's (the `ai` queue), or a timed-out seat's. The caller decides that it may."""
+    _check_in_play(table)
+    return _decide_plays(table, [seat], seat, moves, seed, by)
+
+
+def _check_in_play(table: Table) -> None:
     if table.status is Status.OPEN:
         raise GameNotStarted("the game has not started: seats are still free")
     if table.status is Status.ENDED:
         raise GameOver("the game is over")
-    mine = table.seats_of(player_id)
-    if not mine:
-        raise NotSeated("you have no seat at this table")
-    if seat is not None and seat not in mine:
-        raise NotSeated(f"seat {seat} is not yours")
+
+
+def _decide_plays(table: Table, mine: list[int], seat: int | None, moves: list[Move],
+                  seed: bytes, by: str) -> Decision:
     game, state, version = table.game, table.state, table.version
     assert state is not None
     events: list[NewEvent] = []
@@ -231,15 +301,22 @@ def decide_moves(
         try:
             legal = game.legal_moves(state, acting)
             chosen = find_move(legal, move)
+            before = state
             state, facts = game.play(state, acting, chosen, Rng(seed, version))
         except IllegalMove as err:
             raise IllegalMoveError(err.code, err.detail, index) from None
+        if index < len(moves) - 1 and ends_batch(game, before, acting, chosen, seed, version):
+            raise IllegalMoveError(
+                "reveals_hidden_information",
+                f"move {index} ({chosen['id']}) shows you something you cannot know yet (a "
+                "draw, a hidden card): it must be the last of the moves sent together; send "
+                "the rest once you have seen it", index + 1)
         # The id alone decides a move (labels are presentation), and keeps the log small.
         played = {"seat": acting, "move": {"id": chosen["id"]}, "facts": facts}
-        events.append(NewEvent("MovePlayed", played, player_id))
+        events.append(NewEvent("MovePlayed", played, by))
     new_table = replace(table, state=state, version=version)
     if game.is_over(state):
-        sheet = game.score(state)
+        sheet = rank_resigned_last(game.score(state), table.resigned)
         events.append(NewEvent("GameEnded", {"scores": sheet}, "system"))
         events.append(NewEvent("SeedRevealed", {"seed": seed.hex()}, "system"))
         new_table = replace(
@@ -247,6 +324,69 @@ def decide_moves(
             version=version + 2,
         )
     return Decision(events, new_table)
+
+
+# At most this many moves are played for a timed-out seat in one go (a seat of a real game
+# stops acting long before; the cap only guards against a rules bug looping forever).
+TIMEOUT_MOVE_CAP = 500
+
+
+def decide_timeout(table: Table, seat: int, started: int, seed: bytes, now: datetime) -> Decision:
+    """TurnTimedOut for `seat`, whose turn started at version `started`, and the table's
+    consequence. StaleDeadline if that turn is over; DeadlineNotDue before its time."""
+    clock = table.clock_of(seat)
+    if table.deadline is None or table.status is not Status.ACTIVE or clock is None \
+            or clock.version != started:
+        raise StaleDeadline(f"seat {seat} is not on the clock started at version {started}")
+    if now < due(clock, table.deadline):
+        raise DeadlineNotDue(f"seat {seat} has until {due(clock, table.deadline).isoformat()}")
+    timed_out = NewEvent("TurnTimedOut", {"seat": seat, "started": started}, "system")
+    after = replace(table, version=table.version + 1)
+    if table.deadline["on_expiry"] == "resign":
+        resigned = decide_resign(after, seat, "system")
+        return Decision([timed_out, *resigned.events], resigned.table)
+    played = decide_bot_turn(after, seat, seed)
+    return Decision([timed_out, *played.events], played.table)
+
+
+def decide_bot_turn(table: Table, seat: int, seed: bytes, by: str = "system") -> Decision:
+    """The random bot's moves for `seat` until it no longer has to act (or the game ends)."""
+    events: list[NewEvent] = []
+    for _ in range(TIMEOUT_MOVE_CAP):
+        if table.status is not Status.ACTIVE or seat not in table.actors():
+            break
+        assert table.state is not None
+        move = random_move(table.game, table.state, seat, bot_rng(seed, table.version, seat))
+        decision = decide_moves_for(table, seat, [{"id": move["id"]}], seed, by)
+        events += decision.events
+        table = decision.table
+    return Decision(events, table)
+
+
+def decide_resign(table: Table, seat: int, by: str) -> Decision:
+    """PlayerResigned: from now on the bot plays the seat, and it ranks last at the end."""
+    _check_in_play(table)
+    if seat in table.resigned:
+        raise AlreadyResigned(f"seat {seat} has resigned already")
+    placed = table.seat_of(seat)
+    if placed is None or placed.bot:
+        raise NotSeated(f"seat {seat} is not a player's seat")
+    event = NewEvent("PlayerResigned", {"seat": seat}, by)
+    return Decision([event], replace(table, version=table.version + 1,
+                                     resigned=(*table.resigned, seat)))
+
+
+def after_append(decided: Table, before: Table, envelopes: list[dict[str, Any]],
+                 seed: bytes | None) -> Table:
+    """The table once a decision's events are stored as `envelopes`. Usually the decided
+    table with the stored version, head and time; a table on the clock folds them instead,
+    since its turn clocks need the time of each event (the same as rebuilding it)."""
+    if before.deadline is not None:
+        for envelope in envelopes:
+            before = evolve(before, envelope, seed)
+        return before
+    last = envelopes[-1]
+    return replace(decided, version=last["v"], head=last["hash"], updated_at=last["at"])
 
 
 def _acting_seat(actors: set[int], mine: list[int], wanted: int | None, index: int) -> int:

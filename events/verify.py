@@ -13,7 +13,12 @@
 6. re-execution: setup with the seed at GameStarted (which must come exactly when the last
    seat is taken), then every move with the rng of its version: its seat must be an actor,
    its id a legal move, its facts exactly the ones the rules produce; GameEnded exactly when
-   the game is over, with the rules' score sheet, which the record's "scores" repeat.
+   the game is over, with the rules' score sheet, which the record's "scores" repeat;
+7. deadlines (events.deadlines), for a table with one: each TurnTimedOut names a seat on the
+   clock started at that version and comes at or after its deadline; then, at a "resign"
+   table, that seat's PlayerResigned at once; a MovePlayed by "system" only for a resigned
+   seat or one timed out at a "bot" table, until it stops acting (which moves the bot chose
+   is not re-derived: any legal move re-executes); resigned seats rank last.
 
 A record that is not complete (an unfinished game, one seat's redacted view) holds neither
 the seed nor the other seats' facts, so it cannot be re-executed. Its report says so: `ok`
@@ -43,6 +48,7 @@ from typing import Any
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from events.deadlines import TurnClock, due, is_rule, next_clocks, parse_time, rank_resigned_last
 from events.envelope import GENESIS, canonical_json, envelope_hash
 from events.keys import ALG, b64url_decode, key_id_of, public_key_from_b64, raw_public_key
 from games.contract import Game, State
@@ -56,7 +62,8 @@ TrustedKeys = Callable[[str], Ed25519PublicKey | None]
 RECORD_FIELDS = ("format", "game", "seed_commitment", "complete", "redacted_for", "note",
                  "events", "seed", "scores", "signature")
 ENVELOPE_FIELDS = ("v", "type", "at", "by", "data", "prev", "hash")
-SYSTEM_EVENTS = ("GameCreated", "GameStarted", "GameEnded", "SeedRevealed", "GameScored")
+SYSTEM_EVENTS = ("GameCreated", "GameStarted", "GameEnded", "SeedRevealed", "GameScored",
+                 "TurnTimedOut")
 # Carried in a record but not derived from the rules: the verifier can only count them.
 NOT_REDERIVED = {
     "GameScored": "ratings depend on other games; carried, not re-derived",
@@ -324,7 +331,7 @@ class _Verifier:
             "seats": lambda v: isinstance(v, list), "created_at": _is_iso_utc,
             "status": lambda v: v in ("open", "active", "ended"),
         }
-        self._check_fields(header, "game", kinds)
+        self._check_fields(header, "game", kinds, {"deadline": is_rule})
 
     def check_envelope_shape(self, index: int, envelope: Any) -> bool:
         path = json_path("events", index)
@@ -465,6 +472,8 @@ class _Verifier:
         for mine, theirs in pairs:
             self.compare_header(json_path("game", mine), created.get(theirs),
                                 header.get(mine), f"events[0].data.{theirs}")
+        self.compare_header(json_path("game", "deadline"), created.get("deadline"),
+                            header.get("deadline"), "events[0].data.deadline")
         self.compare_header("seed_commitment", created.get("seed_commitment"),
                             self.record["seed_commitment"], "events[0].data.seed_commitment")
         self.compare_header("game.created_at", self.events[0].get("at"),
@@ -493,7 +502,9 @@ class _Verifier:
             "options": lambda v: isinstance(v, dict), "seats": _is_int,
             "seed_commitment": lambda v: isinstance(v, str) and bool(_HEX64.fullmatch(v)),
         }
-        return data if self._check_fields(data, "events[0].data", kinds) else None
+        # A table with a time per move says so; the others carry no "deadline" at all.
+        optional: dict[str, Callable[[Any], bool]] = {"deadline": is_rule}
+        return data if self._check_fields(data, "events[0].data", kinds, optional) else None
 
     def compare_header(self, path: str, expected: Any, found: Any, source: str) -> None:
         difference = first_difference(expected, found, path)
@@ -619,6 +630,15 @@ class _Replay:
         self.seat_count: int = created["seats"]
         self.options: dict[str, Any] = created["options"]
         self.players: dict[int, str] = {}  # seat -> player id
+        self.bots: set[int] = set()
+        # Deadlines (events.deadlines): the rule, the turn clocks, the seats that resigned (in
+        # order), the timed-out seats the system plays until they stop acting, and a seat
+        # whose PlayerResigned must come next (a timed-out turn at a "resign" table).
+        self.rule: dict[str, Any] | None = created.get("deadline")
+        self.clocks: tuple[TurnClock, ...] = ()
+        self.resigned: list[int] = []
+        self.autoplay: set[int] = set()
+        self.must_resign: int | None = None
         self.state: State | None = None
         self.ended_at: int | None = None
         self.revealed_at: int | None = None
@@ -631,7 +651,8 @@ class _Replay:
             "GameCreated": self.created, "SeatTaken": self.seat_taken,
             "GameStarted": self.started, "MovePlayed": self.move, "GameEnded": self.ended,
             "SeedRevealed": self.seed_revealed, "GameScored": self.carried_event,
-            "MessagePosted": self.carried_event,
+            "MessagePosted": self.carried_event, "TurnTimedOut": self.timed_out,
+            "PlayerResigned": self.player_resigned,
         }
         finished = True
         for index, envelope in enumerate(self.v.events):
@@ -644,9 +665,10 @@ class _Replay:
                 finished = False
                 break
             handler = handlers.get(envelope["type"], self.unknown)
-            if not handler(index, envelope):
+            if not self.expect_resignation(index, envelope) or not handler(index, envelope):
                 finished = False
                 break
+            self.tick(envelope)
         if finished:
             self.check_end()
         self.v.checked.update({
@@ -671,6 +693,11 @@ class _Replay:
             expected = data["player_id"]
         elif kind == "MovePlayed" and _is_int(data.get("seat")):
             expected = self.players.get(data["seat"])
+            if by == "system" and data["seat"] in (*self.resigned, *self.autoplay):
+                expected = "system"  # a resigned or timed-out seat, played by the bot
+        elif kind == "PlayerResigned" and _is_int(data.get("seat")):
+            expected = "system" if self.must_resign == data["seat"] else self.players.get(
+                data["seat"])
         if expected is not None and by != expected:
             self.v.add("replay", self.path(index, "by"), f"a {kind} event is written by "
                        f"{'the system' if expected == 'system' else 'the seat’s player'}",
@@ -707,6 +734,8 @@ class _Replay:
             self.v.add("replay", self.path(index, "data", "player_id"), "must be a string")
             return False
         self.players[seat] = data["player_id"]
+        if data.get("bot") is True:
+            self.bots.add(seat)
         return True
 
     def started(self, index: int, envelope: dict[str, Any]) -> bool:
@@ -796,7 +825,7 @@ class _Replay:
                        expected=sorted(self.game.actors(self.state)))
             return False
         self.ended_at = index
-        sheet = self.game.score(self.state)
+        sheet = rank_resigned_last(self.game.score(self.state), self.resigned)
         difference = first_difference(sheet, envelope["data"].get("scores"),
                                       self.path(index, "data", "scores"))
         if difference:
@@ -817,6 +846,83 @@ class _Replay:
         self.carried[kind] = self.carried.get(kind, 0) + 1
         if kind == "GameScored" and self.revealed_at is None:
             self.v.add("replay", self.path(index, "type"), "GameScored comes after the end")
+        return True
+
+    # -- deadlines -----------------------------------------------------------------------------
+
+    def human_actors(self) -> list[int]:
+        if self.state is None or self.ended_at is not None or self.game.is_over(self.state):
+            return []
+        return sorted(seat for seat in self.game.actors(self.state)
+                      if seat not in self.bots and seat not in self.resigned)
+
+    def tick(self, envelope: dict[str, Any]) -> None:
+        """The turn clocks after an event, as events.table.evolve keeps them."""
+        kind = envelope["type"]
+        if self.rule is None or kind == "MessagePosted":
+            return
+        restart = envelope["data"].get("seat") if kind == "TurnTimedOut" else None
+        acting = self.human_actors()
+        self.clocks = next_clocks(self.clocks, acting, envelope["v"], envelope["at"], restart)
+        if self.state is None or self.ended_at is not None:
+            self.autoplay.clear()
+        else:
+            self.autoplay &= set(self.game.actors(self.state))
+
+    def timed_out(self, index: int, envelope: dict[str, Any]) -> bool:
+        data = envelope["data"]
+        seat, started = data.get("seat"), data.get("started")
+        if set(data) != {"seat", "started"} or not _is_int(seat) or not _is_int(started):
+            self.v.add("format", self.path(index, "data"), 'TurnTimedOut is {"seat", "started"}',
+                       found=data)
+            return False
+        if self.rule is None:
+            self.v.add("replay", self.path(index, "type"), "a game without a deadline has no "
+                       "timed-out turns", found="TurnTimedOut")
+            return False
+        clock = next((c for c in self.clocks if c.seat == seat), None)
+        if clock is None or clock.version != started:
+            self.v.add("replay", self.path(index, "data", "started"), f"seat {seat} is not on "
+                       "a clock that started at this version",
+                       expected=clock.version if clock else None, found=started)
+            return False
+        deadline = due(clock, self.rule)
+        if parse_time(envelope["at"]) < deadline:
+            self.v.add("replay", self.path(index, "at"), "the turn timed out before its "
+                       "deadline", expected=f">= {deadline.isoformat()}", found=envelope["at"])
+        if self.rule["on_expiry"] == "resign":
+            self.must_resign = seat
+        else:
+            self.autoplay.add(seat)
+        return True
+
+    def expect_resignation(self, index: int, envelope: dict[str, Any]) -> bool:
+        """At a "resign" table, the seat's PlayerResigned comes right after TurnTimedOut."""
+        if self.must_resign is None:
+            return True
+        seat = envelope["data"].get("seat")
+        if envelope["type"] == "PlayerResigned" and seat == self.must_resign:
+            return True
+        self.v.add("replay", self.path(index, "type"), f"seat {self.must_resign} timed out at a "
+                   "table whose rule is to resign: its PlayerResigned must come now",
+                   expected="PlayerResigned", found=envelope["type"])
+        return False
+
+    def player_resigned(self, index: int, envelope: dict[str, Any]) -> bool:
+        data = envelope["data"]
+        seat = data.get("seat")
+        if set(data) != {"seat"} or not _is_int(seat):
+            self.v.add("format", self.path(index, "data"), 'PlayerResigned is {"seat"}',
+                       found=data)
+            return False
+        playing = self.state is not None and self.ended_at is None
+        if not playing or seat not in self.players or seat in self.bots \
+                or seat in self.resigned:
+            self.v.add("replay", self.path(index, "data", "seat"), "only a player's seat that "
+                       "has not resigned may resign, while the game is in play", found=seat)
+            return False
+        self.must_resign = None
+        self.resigned.append(seat)
         return True
 
     def unknown(self, index: int, envelope: dict[str, Any]) -> bool:

@@ -28,6 +28,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.config.update(config or {})
     # Record signing keys (private): a directory kept like a secret in production.
     app.config.setdefault("KEYS_DIR", os.environ.get("MEEPLE_KEYS_DIR") or "var/keys")
+    # The shared secret of the inbound-mail provider (POST /v1/inbound/email); unset: off.
+    app.config.setdefault("INBOUND_SECRET", os.environ.get("MEEPLE_INBOUND_SECRET") or None)
     # Rate-limit counters need no durability: they may live on a Redis without
     # appendfsync always, sparing the game store an fsync per request.
     app.config.setdefault(
@@ -39,16 +41,28 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     dispatcher = RQDispatcher(client) if app.config["DISPATCH"] else None
     # NEW_SEED (tests only): a callable giving each new game's secret seed, to replay a known deal.
     seeds = {"new_seed": app.config["NEW_SEED"]} if app.config.get("NEW_SEED") else {}
-    app.extensions["meeple"] = Meeple(client, dispatcher, **seeds)
+    # MIN_MOVE_SECONDS: the shortest deadline a table may choose (MEEPLE_MIN_MOVE_SECONDS, else
+    # an hour); tests lower it to play deadlines out in seconds.
+    app.extensions["meeple"] = Meeple(client, dispatcher, **seeds,
+                                      min_move_seconds=app.config.get("MIN_MOVE_SECONDS"))
     app.extensions["meeple_keys"] = Keyring(Path(app.config["KEYS_DIR"]))
 
     from service import errors, limits, spec
-    from service.api import game_types, games, inbox, messages, players, records, system
+    from service.api import (
+        game_types,
+        games,
+        inbound,
+        inbox,
+        messages,
+        players,
+        records,
+        system,
+    )
 
     api = spec.init_app(app)
     limiter = limits.init_app(app)
     errors.init_app(app)
-    for module in (system, players, game_types, games, records, messages, inbox):
+    for module in (system, players, game_types, games, records, messages, inbox, inbound):
         api.register_blueprint(module.blp)
     # Verifying or importing re-executes a whole game: a tighter limit than other calls.
     for endpoint in ("records.verify", "records.import_record"):

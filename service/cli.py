@@ -115,6 +115,11 @@ def worker(with_scheduler: bool, burst: bool, fork: bool, queues: tuple[str, ...
     # forking for each one costs more than a bot move (~50 ms against ~2 ms). --fork
     # isolates each job in a child, as RQ does by default.
     worker_class = Worker if fork else SimpleWorker
+    if with_scheduler:
+        # Deadlines: take over a dead scheduler's lock at once, and re-schedule any lost job.
+        from service.cli_deadlines import prepare_scheduler
+
+        prepare_scheduler(connection, names)
     # rq installs its own SIGINT/SIGTERM handlers: the first signal is a warm
     # shutdown (the running job finishes), a second one a cold shutdown.
     worker_class(names, connection=connection).work(
@@ -131,8 +136,12 @@ def worker(with_scheduler: bool, burst: bool, fork: bool, queues: tuple[str, ...
 @click.option("--port", default=8000, show_default=True, type=int)
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Gunicorn worker processes (default: see deploy/gunicorn.conf.py).")
-def run(host: str, port: int, workers: int | None) -> None:
-    """Run the API, one RQ worker with the scheduler, and (if needed) a private Redis."""
+@click.option("--smtpd-port", default=2525, show_default=True, type=int,
+              envvar="MEEPLE_SMTPD_PORT",
+              help="Where `meeple smtpd` receives replies to turn emails (on --host).")
+def run(host: str, port: int, workers: int | None, smtpd_port: int) -> None:
+    """Run the API, one RQ worker with the scheduler, the SMTP listener for replies to turn
+    emails, and (if needed) a private Redis."""
     # Signal handlers first: a Ctrl-C from here on is an orderly stop.
     supervisor = Supervisor()
     embedded: list[EmbeddedRedis] = []  # started in this order, stopped in reverse
@@ -151,8 +160,13 @@ def run(host: str, port: int, workers: int | None) -> None:
         env = {**os.environ, "MEEPLE_REDIS_URL": redis_url, "MEEPLE_BIND": f"{host}:{port}"}
         if counters_url:
             env["MEEPLE_RATELIMIT_REDIS_URL"] = counters_url
+        if host in ("127.0.0.1", "localhost", "::1"):
+            # Only this machine can reach the API: webhooks to a local receiver are fine.
+            env.setdefault("MEEPLE_WEBHOOK_ALLOW_PRIVATE", "1")
         supervisor.spawn("api", gunicorn_command(host, port, workers), env)
         supervisor.spawn("worker", meeple_command("worker", "--with-scheduler"), env)
+        supervisor.spawn("smtpd", meeple_command("smtpd", "--host", host,
+                                                 "--port", str(smtpd_port)), env)
         click.echo(f"meeple listening on http://{host}:{port} (redis {redis_url}); "
                    "Ctrl-C to stop", err=True)
         code = supervisor.wait()

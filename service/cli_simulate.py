@@ -21,6 +21,7 @@ from events.exceptions import MeepleError
 from events.players import Player, bot_player
 from events.table import Status, Table
 from games.bots import random_move
+from games.information import ends_batch
 from games.rng import Rng
 from service.cli import main
 from service.embedded_redis import EmbeddedRedis, free_port
@@ -96,10 +97,12 @@ def play_bot_moves(app: Meeple, table: Table, rng: Rng, batch: int) -> Table:
             break
         move = random_move(game, state, seat, rng)
         version += 1
+        # A move that shows something new ends a batch (games.information), as for a client.
+        last = seat != actors[0] or ends_batch(game, state, seat, move, seed, version)
         state, _ = game.play(state, seat, move, Rng(seed, version))
         planned.append({"id": move["id"]})
         seats.append(seat)
-        if seat != actors[0]:
+        if last:
             break
     seat_named = seats[0] if len(seats) == 1 else None
     return app.play_moves(bot_player(seats[0]), table.id, planned, table.version,

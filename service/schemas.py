@@ -5,7 +5,9 @@ from __future__ import annotations
 from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validate
 
 from events.application import MESSAGE_MAX_LENGTH
+from events.deadlines import MAX_MOVE_SECONDS, ON_EXPIRY
 from events.profiles import DIGEST_CHOICES, NOTIFY_CHOICES
+from events.webhook_urls import refused_address
 from games.registry import GAMES
 
 STATUSES = ("open", "active", "ended")
@@ -49,22 +51,31 @@ class PlayerCreated(PlayerOut):
     )
 
 
+def public_webhook_url(url: str) -> None:
+    reason = refused_address(url, resolve=False)  # names are checked again at each delivery
+    if reason is not None:
+        raise ValidationError(f"webhooks go to public addresses only: {reason}")
+
+
 class ProfileUpdate(Strict):
     """Any of the fields; null clears one. Setting `webhook_url` makes a new signing secret."""
 
     email = fields.Email(allow_none=True, validate=validate.Length(max=254))
     webhook_url = fields.Url(
         allow_none=True, schemes={"http", "https"}, require_tld=False,
-        validate=validate.Length(max=2000),
-        metadata={"description": "Receives signed JSON POSTs; a new URL re-enables it"},
+        validate=[validate.Length(max=2000), public_webhook_url],
+        metadata={"description": "Receives signed JSON POSTs; a new URL re-enables it. "
+                                 "Private, loopback and link-local addresses are refused."},
     )
     notify = fields.String(allow_none=True, validate=validate.OneOf(NOTIFY_CHOICES),
                            metadata={"description": "How to tell you a game awaits you"})
     digest = fields.String(
         allow_none=True,
-        validate=[validate.OneOf(DIGEST_CHOICES),
-                  validate.NoneOf(["daily"], error="daily digests are not available yet")],
-        metadata={"description": "'each': one message per turn ('daily' is not available yet)"},
+        validate=validate.OneOf(DIGEST_CHOICES),
+        metadata={"description": "'each': one message per turn; 'daily': one digest a day "
+                                 "(at MEEPLE_DIGEST_HOUR UTC) of the games awaiting you, "
+                                 "table talk and ended games; deadline reminders still "
+                                 "come at once"},
     )
 
 
@@ -128,6 +139,36 @@ class GameCreate(Strict):
         metadata={"description": "Seats played by the random bot"},
     )
     join = fields.Boolean(load_default=True, metadata={"description": "Take the first free seat"})
+    deadline = fields.Nested(
+        "DeadlineIn", load_default=None,
+        metadata={"description": "A time per move; without it a seat may take as long as it likes"},
+    )
+
+
+class DeadlineIn(Strict):
+    hours = fields.Float(
+        required=True, validate=validate.Range(min=0, max=MAX_MOVE_SECONDS / 3600,
+                                               min_inclusive=False),
+        metadata={"description": "Time per move in hours, 1 to 336 (14 days); fractions are "
+                  "fine and are kept to the second"},
+    )
+    on_expiry = fields.String(
+        required=True, validate=validate.OneOf(ON_EXPIRY),
+        metadata={"description": "When it runs out: 'bot' plays the turn for the seat, "
+                  "'resign' resigns the seat (the bot plays it on, and it ranks last)"},
+    )
+
+
+class DeadlineOut(Strict):
+    seconds = fields.Integer(required=True, metadata={"description": "Time per move"})
+    on_expiry = fields.String(required=True, validate=validate.OneOf(ON_EXPIRY))
+
+
+class TurnDeadlineOut(Strict):
+    seat = fields.Integer(required=True)
+    started_version = fields.Integer(required=True, metadata={
+        "description": "The version at which this seat's turn began"})
+    due_at = fields.String(required=True, metadata={"description": "When the move is due"})
 
 
 class SeatOut(Strict):
@@ -160,6 +201,19 @@ class GameOut(GameSummaryOut):
     )
     view = fields.Dict(allow_none=True, required=True, metadata={"description": "What you see"})
     result = fields.Dict(allow_none=True, required=True, metadata={"description": "Score sheet"})
+    deadline = fields.Nested(DeadlineOut, allow_none=True, required=True,
+                             metadata={"description": "The time per move, if the table has one"})
+    turn_deadlines = fields.List(
+        fields.Nested(TurnDeadlineOut), required=True,
+        metadata={"description": "For each person who must act, when the move is due"},
+    )
+    resigned = fields.List(fields.Integer(), required=True, metadata={
+        "description": "Seats whose player resigned, in order: the bot plays them"})
+
+
+class ResignRequest(Strict):
+    seat = fields.Integer(validate=validate.Range(min=0, max=9), metadata={
+        "description": "The seat to give up (default: your first seat that has not resigned)"})
 
 
 class GameQuery(Strict):

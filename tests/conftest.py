@@ -6,6 +6,7 @@ import os
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -65,3 +66,9 @@ def redis_client(redis_url: str) -> Iterator[redis.Redis]:
 
 
 os.environ.setdefault("MEEPLE_ENV", "test")
+# Webhook receivers in the tests listen on 127.0.0.1, which a real server refuses (SSRF);
+# tests/workers/test_webhook_urls.py turns the guard back on.
+os.environ.setdefault("MEEPLE_WEBHOOK_ALLOW_PRIVATE", "1")
+# Whatever runs without its own keys directory (workers signing reply tokens, records) keeps
+# its keys here, never in the checkout's var/keys.
+os.environ.setdefault("MEEPLE_KEYS_DIR", tempfile.mkdtemp(prefix="meeple-test-keys-"))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 
 import structlog
@@ -14,8 +13,7 @@ from events.players import bot_player
 from events.ratings import Ratings
 from events.store import NewEvent
 from events.table import Status
-from games.bots import random_move
-from games.rng import Rng
+from games.bots import bot_rng, random_move
 
 log = structlog.get_logger()
 
@@ -31,16 +29,16 @@ def play_bot_turn(game_id: str, version: int, seat: int) -> str:
     """Play one random legal move for a bot seat, if the game is still at `version`."""
     app = _app()
     table = app.load(game_id)
-    if table.version != version or seat not in table.actors():
+    if table.version != version or seat not in table.actors() or not table.bot_played(seat):
         return "stale"
     assert table.state is not None
     seed = app.store.get_seed(game_id) or b""
-    # The bot's own randomness: derived from the game seed so simulations replay exactly,
-    # under a separate key so it never repeats the game's own draws.
-    bot_rng = Rng(hashlib.sha256(b"bot/" + seed).digest(), version * 16 + seat)
-    move = random_move(table.game, table.state, seat, bot_rng)
+    move = random_move(table.game, table.state, seat, bot_rng(seed, version, seat))
     try:
-        app.play_moves(bot_player(seat), game_id, [{"id": move["id"]}], version, seat)
+        if seat in table.resigned:  # its player resigned: the system plays it
+            app.play_for_seat(game_id, seat, [{"id": move["id"]}], version)
+        else:
+            app.play_moves(bot_player(seat), game_id, [{"id": move["id"]}], version, seat)
     except (VersionConflict, NotYourTurn, GameOver):
         return "stale"  # someone else moved first; the dispatcher queued the next job
     except IllegalMoveError:

@@ -13,23 +13,28 @@ import json
 import mailbox
 import os
 import smtplib
+import ssl
 import urllib.error
 import urllib.request
 from email.message import EmailMessage
 from email.utils import formatdate
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import structlog
 
+from events.digests import HELD_EVENTS, hold_for_digest
 from events.profiles import Profile, Profiles
 from events.table import Status, Table
 from events.visibility import table_view
+from events.webhook_urls import refused_address
+from workers.email_text import reply_to, turn_lines
 from workers.jobs import _app
 
 log = structlog.get_logger()
 
 WEBHOOK_TIMEOUT_SECONDS = 5
+SMTP_TIMEOUT_SECONDS = 10
 SUBJECT_PROMPT_LENGTH = 80
 
 
@@ -37,25 +42,35 @@ class DeliveryFailed(RuntimeError):
     """A notification could not be delivered; RQ retries the job."""
 
 
-def delivery_id(game_id: str, version: int, player_id: str) -> str:
-    return f"notify-{game_id}-{version}-{player_id}"
+def delivery_id(game_id: str, version: int, player_id: str, event: str = "") -> str:
+    # A deadline reminder is a second message about the turn that began at `version`.
+    suffix = "-reminder" if event == "deadline_reminder" else ""
+    return f"notify-{game_id}-{version}-{player_id}{suffix}"
 
 
 def notify_player(game_id: str, version: int, player_id: str, event: str) -> str:
-    """Send `event` ("your_turn" or "game_ended") of `game_id` at `version` to `player_id`
-    by the channel of their profile."""
+    """Send `event` ("your_turn" or "game_ended"; "deadline_reminder" for the turn that began
+    at `version`, from workers.deadlines) of `game_id` at `version` to `player_id` by the
+    channel of their profile."""
     app = _app()
     profiles = Profiles(app.redis)
-    delivery = delivery_id(game_id, version, player_id)
+    delivery = delivery_id(game_id, version, player_id, event)
     if profiles.already_sent(delivery):
         return "already sent"
     profile = profiles.get(player_id)
     if profile.notify == "none":
         return "off"
     table = app.load(game_id)
-    message = _message(table, player_id, event)
+    if event == "message":
+        message = _table_talk(table, app.events(game_id, version, version)[0], player_id)
+    else:
+        message = _message(table, player_id, event)
     if message is None:
         return "stale"  # the player no longer has to act: nothing to say
+    if profile.digest == "daily" and event in HELD_EVENTS:
+        outcome = hold_for_digest(app.redis, player_id, message)
+        profiles.mark_sent(delivery)
+        return outcome
     if profile.notify == "email":
         if not profile.email:
             return "no email address"
@@ -76,6 +91,8 @@ def _message(table: Table, player_id: str, event: str) -> dict[str, Any] | None:
     mine = [s.seat for s in table.seats if s.player_id == player_id and not s.bot]
     if event == "your_turn":
         mine = [seat for seat in mine if seat in table.actors()]
+    elif event == "deadline_reminder":
+        mine = [seat for seat in mine if table.due_at(seat) is not None]
     if not mine:
         return None
     seat = mine[0]
@@ -86,7 +103,23 @@ def _message(table: Table, player_id: str, event: str) -> dict[str, Any] | None:
                  enumerate(table.game.legal_moves(table.state, seat), start=1)]
     return {"event": event, "game_id": table.id, "version": table.version, "seat": seat,
             "prompt": view.get("prompt"), "moves": moves,
-            "title": table.game.title, "result": table.result}
+            "title": table.game.title, "result": table.result,
+            # For the turn email only (the webhook payload and digests pick their keys).
+            "view": view, "names": {s.seat: s.name for s in table.seats},
+            "due_at": table.due_at(seat),
+            "on_expiry": table.deadline["on_expiry"] if table.deadline else None}
+
+
+def _table_talk(table: Table, posted: dict[str, Any], player_id: str) -> dict[str, Any] | None:
+    """What a person at the table is told of a MessagePosted: who wrote what."""
+    mine = [s.seat for s in table.seats if s.player_id == player_id and not s.bot]
+    if posted["type"] != "MessagePosted" or not mine:
+        return None
+    author = table.seat_of(posted["data"]["seat"])
+    return {"event": "message", "game_id": table.id, "version": posted["v"], "seat": mine[0],
+            "prompt": None, "moves": [], "title": table.game.title, "result": None,
+            "from_seat": posted["data"]["seat"], "from_name": author.name if author else "",
+            "text": posted["data"]["text"]}
 
 
 # --- email --------------------------------------------------------------------------------
@@ -98,6 +131,11 @@ def email_for(to: str, message: dict[str, Any], delivery: str) -> EmailMessage:
     email = EmailMessage()
     if message["event"] == "game_ended":
         email["Subject"] = f"{title} (game {game_id}) has ended"
+    elif message["event"] == "deadline_reminder":
+        email["Subject"] = (f"Reminder: your move in {title} (game {game_id}) is due at "
+                            f"{message['due_at']}")
+    elif message["event"] == "message":
+        email["Subject"] = f"{message['from_name']} wrote at the table of {title} (game {game_id})"
     else:
         short = prompt if len(prompt) <= SUBJECT_PROMPT_LENGTH else prompt[:77] + "..."
         email["Subject"] = f"Your turn in {title} (game {game_id}): {short}".rstrip(": ")
@@ -108,35 +146,74 @@ def email_for(to: str, message: dict[str, Any], delivery: str) -> EmailMessage:
     email["X-Meeple-Delivery"] = delivery
     lines = [f"{title}, game {game_id}, version {message['version']}, "
              f"you are seat {message['seat']}.", "", prompt, ""]
+    if message.get("due_at"):
+        then = ("a bot plays this turn for you" if message["on_expiry"] == "bot"
+                else "your seat resigns: a bot plays it on, and it ranks last")
+        lines += [f"Your move is due at {message['due_at']}; after that, {then}.", ""]
     if message["moves"]:
-        lines.append("Your moves:")
-        lines += [f"  {move['code']}. {move.get('label') or move.get('id')}"
-                  for move in message["moves"]]
-        lines += ["", "Reply with the codes of your moves."]
+        lines += turn_lines(message)
+        address = reply_to(message)  # a fresh single-use token (events.reply_tokens)
+        if address:
+            email["Reply-To"] = address
     elif message["result"]:
         ranks = [f"  seat {row['seat']}: rank {row['rank']}"
                  for row in message["result"].get("seats", []) if "rank" in row]
         lines += ["Final ranks:", *ranks]
+    if message["event"] == "message":
+        lines += [f"{message['from_name']} (seat {message['from_seat']}) wrote:", "",
+                  message["text"]]
     email.set_content("\n".join(lines) + "\n", cte="quoted-printable")
     return email
 
 
 def send_email(to: str, message: dict[str, Any], delivery: str) -> None:
-    """Over SMTP when MEEPLE_SMTP_URL (smtp://host:port) is set, else into a local maildir
+    """Over SMTP when MEEPLE_SMTP_URL is set (see `smtp_connection`), else into a local maildir
     (MEEPLE_MAILDIR, default var/mail)."""
-    email = email_for(to, message, delivery)
+    deliver_email(email_for(to, message, delivery))
+
+
+def deliver_email(email: EmailMessage) -> None:
+    """Send a finished message by the configured transport (see `send_email`)."""
     smtp_url = os.environ.get("MEEPLE_SMTP_URL")
     if smtp_url:
-        parts = urlsplit(smtp_url)
         try:
-            with smtplib.SMTP(parts.hostname or "127.0.0.1", parts.port or 25,
-                              timeout=10) as smtp:
+            with smtp_connection(smtp_url) as smtp:
                 smtp.send_message(email)
         except (OSError, smtplib.SMTPException) as err:
             raise DeliveryFailed(f"smtp: {err}") from err
         return
     maildir = mailbox.Maildir(os.environ.get("MEEPLE_MAILDIR") or "var/mail", create=True)
     maildir.add(email)
+
+
+def smtp_connection(url: str) -> smtplib.SMTP:
+    """An open, logged-in connection for MEEPLE_SMTP_URL: `smtp://[user:password@]host[:port]`
+    (STARTTLS whenever the server offers it, and always before a login) or
+    `smtps://[user:password@]host[:port]` (TLS from the start, port 465 by default)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("smtp", "smtps"):
+        raise DeliveryFailed(f"MEEPLE_SMTP_URL must be smtp:// or smtps://, not {parts.scheme}://")
+    host = parts.hostname or "127.0.0.1"
+    smtp: smtplib.SMTP
+    if parts.scheme == "smtps":
+        smtp = smtplib.SMTP_SSL(host, parts.port or 465, timeout=SMTP_TIMEOUT_SECONDS,
+                                context=ssl.create_default_context())
+    else:
+        smtp = smtplib.SMTP(host, parts.port or 25, timeout=SMTP_TIMEOUT_SECONDS)
+        smtp.ehlo()
+        if smtp.has_extn("starttls"):
+            smtp.starttls(context=ssl.create_default_context())
+            smtp.ehlo()
+        elif parts.username:
+            smtp.close()  # never send a password in the clear
+            raise DeliveryFailed(f"smtp: {host} offers no STARTTLS; refusing to log in")
+    if parts.username:
+        try:
+            smtp.login(unquote(parts.username), unquote(parts.password or ""))
+        except (OSError, smtplib.SMTPException):
+            smtp.close()
+            raise
+    return smtp
 
 
 # --- webhooks -----------------------------------------------------------------------------
@@ -156,13 +233,36 @@ def signature(secret: str, body: bytes) -> str:
     return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
 
 
+def _post(request: urllib.request.Request) -> str | None:
+    """POST; None when answered 2xx, else why not."""
+    try:
+        with _OPENER.open(request, timeout=WEBHOOK_TIMEOUT_SECONDS) as response:
+            if not 200 <= response.status < 300:
+                return f"HTTP {response.status}"
+    except urllib.error.HTTPError as err:
+        return f"HTTP {err.code}"
+    except (OSError, ValueError) as err:  # URLError, timeouts, refused connections
+        return f"connection error: {getattr(err, 'reason', err)}"
+    return None
+
+
 def post_webhook(profiles: Profiles, profile: Profile, message: dict[str, Any],
                  delivery: str) -> None:
     """POST the payload, signed; a failure is counted (five in a row disable the webhook)
     and raised, so that RQ retries."""
-    assert profile.webhook_url and profile.webhook_secret
     payload = {key: message[key]
                for key in ("event", "game_id", "version", "seat", "prompt", "moves")}
+    if message["event"] == "deadline_reminder":
+        payload["due_at"] = message["due_at"]
+    payload.update({key: message[key] for key in ("from_seat", "from_name", "text")
+                    if key in message})
+    post_signed(profiles, profile, payload, delivery)
+
+
+def post_signed(profiles: Profiles, profile: Profile, payload: dict[str, Any],
+                delivery: str) -> None:
+    """POST any payload to the player's webhook, signed (see `post_webhook`)."""
+    assert profile.webhook_url and profile.webhook_secret
     body = json.dumps(payload, separators=(",", ":")).encode()
     request = urllib.request.Request(profile.webhook_url, data=body, method="POST", headers={
         "Content-Type": "application/json",
@@ -170,15 +270,8 @@ def post_webhook(profiles: Profiles, profile: Profile, message: dict[str, Any],
         "X-Meeple-Signature": signature(profile.webhook_secret, body),
         "X-Meeple-Delivery": delivery,
     })
-    reason: str | None = None
-    try:
-        with _OPENER.open(request, timeout=WEBHOOK_TIMEOUT_SECONDS) as response:
-            if not 200 <= response.status < 300:
-                reason = f"HTTP {response.status}"
-    except urllib.error.HTTPError as err:
-        reason = f"HTTP {err.code}"
-    except (OSError, ValueError) as err:  # URLError, timeouts, refused connections
-        reason = f"connection error: {getattr(err, 'reason', err)}"
+    reason = refused_address(profile.webhook_url)
+    reason = f"refused: {reason}" if reason is not None else _post(request)
     if reason is not None:
         after = profiles.webhook_failed(profile.player_id, reason)
         log.warning("webhook failed", delivery=delivery, reason=reason,

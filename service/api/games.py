@@ -26,6 +26,7 @@ from service.schemas import (
     LegalMovesOut,
     MovesOut,
     MovesRequest,
+    ResignRequest,
     SeatQuery,
     StateOut,
     StateQuery,
@@ -78,6 +79,12 @@ def game_out(table: Table, player: Player, wanted: int | None = None) -> dict[st
         "seat": seat,
         "view": table_view(table, seat),
         "result": table.result,
+        "deadline": table.deadline,
+        "turn_deadlines": [
+            {"seat": clock.seat, "started_version": clock.version,
+             "due_at": table.due_at(clock.seat)} for clock in table.clocks
+        ],
+        "resigned": list(table.resigned),
     }
 
 
@@ -90,7 +97,7 @@ def create_game(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, st
     player = current_player()
     table = meeple().create_game(
         player, body["type"], body["seats"], body["options"], body["bots"], body["join"],
-        idempotency_key(),
+        idempotency_key(), body["deadline"],
     )
     headers = {"ETag": etag(table.version), "Location": f"/v1/games/{table.id}"}
     return game_out(table, player), 201, headers
@@ -136,6 +143,18 @@ def join_game(body: dict[str, Any], game_id: str) -> tuple[dict[str, Any], int, 
     table = meeple().join_game(player, game_id, body.get("seat"),
                                idempotency_key())
     return game_out(table, player), 200, {"ETag": etag(table.version)}
+
+
+@blp.route("/<game_id>/resign", methods=["POST"])
+@blp.doc(security=BEARER)
+@blp.arguments(ResignRequest)
+@blp.response(200, GameOut)
+def resign(body: dict[str, Any], game_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
+    """Give up a seat: the bot plays it to the end, and it ranks last. Also what happens when
+    a table's deadline runs out and its rule is to resign."""
+    player = current_player()
+    table = meeple().resign(player, game_id, body.get("seat"))
+    return game_out(table, player, body.get("seat")), 200, {"ETag": etag(table.version)}
 
 
 def legal_moves_out(

@@ -1,5 +1,5 @@
 """`meeple run` on a machine with nothing configured: it brings up its own redis,
-gunicorn and a worker, serves /healthz, and a Ctrl-C stops it all cleanly."""
+gunicorn, a worker and `meeple smtpd`, serves /healthz, and a Ctrl-C stops it all cleanly."""
 
 from __future__ import annotations
 
@@ -40,12 +40,13 @@ def wait_healthy(proc: subprocess.Popen[bytes], port: int) -> None:
 
 
 def test_meeple_run_serves_and_stops_cleanly_on_ctrl_c(tmp_path: Path) -> None:
-    port = free_port()
+    port, smtpd_port = free_port(), free_port()
     env = {key: value for key, value in os.environ.items() if key != "MEEPLE_REDIS_URL"}
     log_path = tmp_path / "meeple-run.log"
     with log_path.open("wb") as log:
         proc = subprocess.Popen(
-            [str(MEEPLE), "run", "--port", str(port), "--workers", "1"],
+            [str(MEEPLE), "run", "--port", str(port), "--workers", "1",
+             "--smtpd-port", str(smtpd_port)],
             cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT,
         )
     try:
@@ -63,4 +64,5 @@ def test_meeple_run_serves_and_stops_cleanly_on_ctrl_c(tmp_path: Path) -> None:
     assert code == 0
     assert list((tmp_path / "var").rglob("appendonly*.aof")), "redis kept no AOF under var/"
     assert port_is_free(port), "gunicorn still listening"
+    assert port_is_free(smtpd_port), "meeple smtpd still listening"
     assert port_is_free(redis_port), "redis still running"

@@ -54,7 +54,6 @@ def test_the_webhook_secret_is_shown_once_and_renewed_with_the_url(alice: Caller
     ({"webhook_url": "not a url"}, "webhook_url", "URL"),
     ({"notify": "sms"}, "notify", "one of"),
     ({"digest": "hourly"}, "digest", "one of"),
-    ({"digest": "daily"}, "digest", "not available yet"),
     ({"name": "mallory"}, "name", "Unknown field"),
 ])
 def test_bad_profiles_are_refused(alice: Caller, body: Any, field: str, message: str) -> None:

@@ -3,132 +3,24 @@ webhooks to a real HTTP server, retries, and disabling a failing webhook."""
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import json
-import mailbox
 import socketserver
 import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
 from flask import Flask
-from rq import Queue, SimpleWorker
+from rq import Queue
 
 from events.application import Meeple
-from events.dispatch import human_actors
 from events.players import Player
 from events.profiles import Profiles
 from events.table import Status, Table
-from games.bots import random_move
 from games.rng import Rng
-from service import create_app
 from tests.service.conftest import Caller
+from tests.workers.helpers import Receiver, caller, emails, newly_actors, one_move, run_worker
 from workers.notify import notify_player
 
 RP = "res-publica-2230ad"
-
-
-class Receiver:
-    """A webhook endpoint on a free port: answers the statuses in `script` in turn (then 200)
-    and records every request."""
-
-    def __init__(self, script: list[int] | None = None) -> None:
-        self.script = list(script or [])
-        self.requests: list[tuple[dict[str, str], bytes, int]] = []
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 (the http.server API)
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                status = receiver.script.pop(0) if receiver.script else 200
-                receiver.requests.append((dict(self.headers), body, status))
-                self.send_response(status)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args: Any) -> None:
-                return None
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-    def delivered(self) -> list[dict[str, Any]]:
-        """The payloads answered 2xx, after checking every request's signature."""
-        return [json.loads(body) for _, body, status in self.requests if status < 300]
-
-    def check_signatures(self, secret: str) -> None:
-        for headers, body, _ in self.requests:
-            expected = "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
-            assert hmac.compare_digest(headers["X-Meeple-Signature"], expected)
-            assert headers["X-Meeple-Delivery"].startswith("notify-")
-
-
-@pytest.fixture()
-def receiver() -> Iterator[Receiver]:
-    made = Receiver()
-    yield made
-    made.close()
-
-
-@pytest.fixture()
-def maildir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "mail"
-    monkeypatch.setenv("MEEPLE_MAILDIR", str(path))
-    monkeypatch.delenv("MEEPLE_SMTP_URL", raising=False)
-    return path
-
-
-@pytest.fixture()
-def flask_app(redis_url: str, redis_client: Any, tmp_path: Path, maildir: Path,
-              monkeypatch: pytest.MonkeyPatch) -> Flask:
-    monkeypatch.setenv("MEEPLE_REDIS_URL", redis_url)  # the jobs read it, as in production
-    monkeypatch.setenv("MEEPLE_NOTIFY_RETRY_INTERVALS", "0,0,0,0,0")  # retry at once
-    return create_app({"REDIS_URL": redis_url, "DISPATCH": True,
-                       "RATELIMIT_DEFAULT": "100000 per minute",
-                       "KEYS_DIR": str(tmp_path / "keys")})
-
-
-@pytest.fixture()
-def meeple(flask_app: Flask) -> Meeple:
-    app: Meeple = flask_app.extensions["meeple"]
-    return app
-
-
-def run_worker(app: Meeple) -> None:
-    queues = [Queue(name, connection=app.redis) for name in ("ai", "scoring", "notify")]
-    SimpleWorker(queues, connection=app.redis).work(burst=True)
-
-
-def emails(path: Path) -> list[Any]:
-    return list(mailbox.Maildir(str(path), create=True)) if path.exists() else []
-
-
-def caller(flask_app: Flask, name: str, **profile: Any) -> tuple[Caller, Player, Any]:
-    who = Caller(flask_app.test_client(), name)
-    answer = who.client.patch("/v1/players/me", json=profile, headers=who.headers)
-    assert answer.status_code == 200, answer.json
-    return who, Player(who.id, name), answer.json
-
-
-def one_move(app: Meeple, table: Table, seat: int, players: dict[int, Player],
-             rng: Rng) -> Table:
-    assert table.state is not None
-    move = random_move(table.game, table.state, seat, rng)
-    return app.play_moves(players[seat], table.id, [move], table.version, seat).table
-
-
-def newly_actors(before: Table | None, after: Table, mover: str) -> set[str]:
-    return human_actors(after) - human_actors(before) - {mover}
 
 
 def test_the_other_player_hears_once_per_turn_change_and_at_the_end(

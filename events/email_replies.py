@@ -1,0 +1,258 @@
+"""Moves by email: an emailed reply to a turn email plays the codes it names, all or nothing.
+
+The reply address carries a reply token (`events.reply_tokens`) naming game, seat and the
+version the email was written at. A reply is
+
+- forged: no token, a token this server did not sign, or one naming no game or seat;
+- reused: its token was used before (each token is used once, whatever the outcome);
+- stale: the game moved on since the email (table talk does not count) or the seat has
+  nothing to do any more;
+- unreadable: no codes, a word that is no code or move id, or a move that is not legal;
+- played: every code was played, in one all-or-nothing commit.
+
+Anything but `played` changes nothing and is answered by email with the reason and the current
+moves under a fresh token; a forged reply only when it comes from a player's own address, so
+that strangers get no mail from us. Answers and follow-up turn emails are RQ jobs on the
+`notify` queue (retried like every notification), never sent from the caller's thread.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, replace
+from email.message import EmailMessage
+from email.utils import parseaddr
+from typing import Protocol
+
+import redis
+import structlog
+from rq import Queue, Retry
+from rq.job import Job
+
+from events import reply_tokens
+from events.application import Meeple
+from events.dispatch import NOTIFY_PLAYER, retry_intervals
+from events.exceptions import (
+    GameNotFound,
+    GameOver,
+    MeepleError,
+    NotYourTurn,
+    VersionConflict,
+)
+from events.profiles import Profiles
+from events.reply_text import MAX_WORDS, parse_message, raw_headers, reply_words
+from events.table import Status, Table, decide_moves
+from games.contract import Move
+
+log = structlog.get_logger()
+
+ANSWER_REPLY = "workers.replies.answer_reply"
+# A used token is remembered this long; older emails are stale anyway by then.
+USED_TTL_SECONDS = 30 * 86400
+RECIPIENT_HEADERS = ("Delivered-To", "X-Original-To", "To", "Cc")
+OUTCOMES = ("played", "forged", "reused", "stale", "unreadable")
+_CODE = re.compile(r"[0-9]{1,6}")  # ASCII digits only: str.isdigit() also takes "²"
+# A reply is a few KB; a phone's reply with the whole thread quoted in HTML stays well below.
+MAX_EMAIL_BYTES = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class ReplyResult:
+    outcome: str
+    reason: str  # in plain words, for the player
+    game_id: str | None = None
+    seat: int | None = None
+    version: int | None = None  # the game's version after handling the reply
+
+
+class Unreadable(Exception):
+    """The reply's words do not name legal moves; the message says why."""
+
+
+class Mailer(Protocol):
+    def answer(self, to: str, result: ReplyResult, player_id: str | None,
+               answer_id: str) -> None: ...
+
+    def notify(self, game_id: str, version: int, player_id: str, event: str) -> None: ...
+
+
+class RQMailer:
+    """Queues the emails on the `notify` queue, as the dispatcher queues notifications."""
+
+    def __init__(self, client: redis.Redis) -> None:
+        self._redis = client
+        self.queue = Queue("notify", connection=client)
+        intervals = retry_intervals()
+        self._retry = Retry(max=len(intervals), interval=intervals) if intervals else None
+
+    def answer(self, to: str, result: ReplyResult, player_id: str | None,
+               answer_id: str) -> None:
+        self._enqueue(ANSWER_REPLY, answer_id, to, result.outcome, result.reason,
+                      result.game_id, player_id, answer_id)
+
+    def notify(self, game_id: str, version: int, player_id: str, event: str) -> None:
+        # The dispatcher's job id: if it queued the same notice, this adds nothing.
+        job_id = f"notify-{game_id}-{version}-{player_id}"
+        self._enqueue(NOTIFY_PLAYER, job_id, game_id, version, player_id, event)
+
+    def _enqueue(self, func: str, job_id: str, *args: object) -> None:
+        if Job.exists(job_id, connection=self._redis):
+            return
+        self.queue.enqueue(func, *args, job_id=job_id, result_ttl=60, failure_ttl=86400,
+                           retry=self._retry)
+
+
+class EmailReplies:
+    def __init__(self, app: Meeple, secret: bytes, mailer: Mailer,
+                 prefix: str = "meeple") -> None:
+        self.app = app
+        self.secret = secret
+        self.mailer = mailer
+        self.profiles = Profiles(app.redis, prefix)
+        self._prefix = prefix
+
+    def handle(self, raw: bytes, recipients: list[str] | None = None) -> ReplyResult:
+        """Act on one raw RFC 5322 reply; `recipients`: the SMTP envelope's, if known."""
+        message = parse_message(raw)
+        # One answer per message: a provider's retry or a replay of the same bytes is not
+        # answered again (the worker remembers sent ids for 30 days).
+        answer_id = "answer-" + hashlib.sha256(raw).hexdigest()[:24]
+        addresses = [*(recipients or []), *raw_headers(message, RECIPIENT_HEADERS)]
+        text = reply_tokens.token_in(addresses)
+        token = reply_tokens.read(self.secret, text) if text else None
+        if token is None:
+            why = ("This email has no reply address of ours" if text is None else
+                   "The reply address of this email was not made by this server")
+            return self._forged(message, f"{why}, so nothing was played.", answer_id)
+        try:
+            table = self.app.load(token.game_id)
+        except GameNotFound:
+            return self._forged(message, "The game of this reply does not exist here.",
+                                answer_id)
+        placed = table.seat_of(token.seat)
+        if placed is None or placed.bot:
+            return self._forged(message, "Nobody plays the seat of this reply.", answer_id)
+        try:
+            result = self._decide(message, token, table, placed.player_id)
+        except MeepleError as err:  # e.g. the game's rules are no longer on this server
+            result = ReplyResult("unreadable", f"{err.detail}. Nothing was played.", table.id,
+                                 token.seat, table.version)
+        log.info("email reply", outcome=result.outcome, game_id=token.game_id,
+                 seat=token.seat, token_version=token.version)
+        if result.outcome != "played":
+            to = self.profiles.get(placed.player_id).email
+            if to:
+                self.mailer.answer(to, result, placed.player_id, answer_id)
+        return result
+
+    # --- outcomes -------------------------------------------------------------------------
+
+    def _decide(self, message: EmailMessage, token: reply_tokens.ReplyToken, table: Table,
+                player_id: str) -> ReplyResult:
+        at = ReplyResult("", "", table.id, token.seat, table.version)
+        if not self._first_use(token):
+            return replace(at, outcome="reused", reason=(
+                "This reply's address was used already: each email's codes can be played "
+                "once. Nothing was played."))
+        stale = self._staleness(token, table)
+        if stale:
+            return replace(at, outcome="stale", reason=stale + " Nothing was played.")
+        try:
+            moves = self._resolve(table, player_id, token.seat, reply_words(message))
+        except Unreadable as why:
+            return replace(at, outcome="unreadable", reason=f"{why} Nothing was played.")
+        return self._play(at, table, player_id, moves)
+
+    def _play(self, at: ReplyResult, table: Table, player_id: str,
+              moves: list[Move]) -> ReplyResult:
+        assert at.seat is not None
+        try:
+            played = self.app.play_moves(self.app.players.get(player_id), table.id, moves,
+                                         expected_version=table.version, seat=at.seat).table
+        except (VersionConflict, NotYourTurn, GameOver):
+            return replace(at, outcome="stale", reason=(
+                "The game moved on while your reply was on its way. Nothing was played."))
+        except MeepleError as err:
+            return replace(at, outcome="unreadable",
+                           reason=f"Your moves were refused: {err.detail}. Nothing was played.")
+        # The dispatcher tells nobody of their own move: by email, the mover needs the next
+        # turn email (a fresh token) when they still have to act, or the end of the game.
+        if played.status is Status.ENDED:
+            self.mailer.notify(table.id, played.version, player_id, "game_ended")
+        elif at.seat in played.actors():
+            self.mailer.notify(table.id, played.version, player_id, "your_turn")
+        return replace(at, outcome="played", version=played.version,
+                       reason=f"{len(moves)} move(s) played.")
+
+    def _forged(self, message: EmailMessage, reason: str, answer_id: str) -> ReplyResult:
+        """Answer only a sender whose address is some player's: never mail a stranger."""
+        sender = parseaddr(next(iter(raw_headers(message, ("From",))), ""))[1]
+        player_id = self.profiles.player_by_email(sender) if sender else None
+        log.info("email reply", outcome="forged", sender_is_player=player_id is not None)
+        result = ReplyResult("forged", reason)
+        if player_id is not None:
+            self.mailer.answer(sender, result, None, answer_id)
+        return result
+
+    # --- checks ---------------------------------------------------------------------------
+
+    def _first_use(self, token: reply_tokens.ReplyToken) -> bool:
+        key = f"{self._prefix}:reply-used:{token.key}"
+        return bool(self.app.redis.set(key, 1, nx=True, ex=USED_TTL_SECONDS))
+
+    def _staleness(self, token: reply_tokens.ReplyToken, table: Table) -> str | None:
+        """Why the email this reply answers is out of date, or None if it is current."""
+        if table.status is Status.ENDED:
+            return "The game has ended."
+        if token.version > table.version:
+            return "This reply names a version the game never had."
+        later = self.app.events(table.id, token.version + 1, table.version)
+        if any(envelope["type"] != "MessagePosted" for envelope in later):
+            return (f"The game moved on since that email (it was written at version "
+                    f"{token.version}; the game is at {table.version}).")
+        if token.seat not in table.actors():
+            return "Your seat has nothing to do now."
+        return None
+
+    def _resolve(self, table: Table, player_id: str, seat: int, words: list[str]
+                 ) -> list[Move]:
+        """The moves the words name. Each word is resolved against the moves legal at its
+        point in the sequence, numbered as an email would list them then."""
+        if not words:
+            raise Unreadable("No codes were found in your reply (quoted text and your "
+                             "signature are ignored).")
+        if len(words) > MAX_WORDS:
+            raise Unreadable(f"A reply may hold at most {MAX_WORDS} codes.")
+        seed = self.app.store.get_seed(table.id) or b""
+        moves: list[Move] = []
+        current = table
+        for index, word in enumerate(words, start=1):
+            if current.status is not Status.ACTIVE or seat not in current.actors():
+                raise Unreadable(f"Your turn ends before '{word}' (word {index}).")
+            assert current.state is not None
+            legal = current.game.legal_moves(current.state, seat)
+            move = pick(legal, word)
+            if move is None:
+                # Only the first word's list is the one the player saw: say nothing of later
+                # ones, which may depend on what the earlier moves drew.
+                listed = f" (the email lists codes 1 to {len(legal)})" if index == 1 else ""
+                raise Unreadable(f"'{word}' (word {index}) is not one of your moves at that "
+                                 f"point{listed}.")
+            moves.append({"id": move["id"]})
+            if index < len(words):
+                current = decide_moves(current, player_id, seat, [moves[-1]], seed).table
+        return moves
+
+
+def pick(legal: list[Move], word: str) -> Move | None:
+    """The move a word names: a code (1 = the first legal move) or a move id, in any case."""
+    if _CODE.fullmatch(word):
+        code = int(word)
+        return legal[code - 1] if 1 <= code <= len(legal) else None
+    exact = [move for move in legal if move["id"] == word]
+    folded = [move for move in legal if str(move["id"]).lower() == word.lower()]
+    found = exact or folded
+    return found[0] if len(found) == 1 else None
+
+

@@ -1,0 +1,144 @@
+"""What a player wrote in an emailed reply: the words before the quoted email and signature.
+
+Pure functions over the standard library's email parser. A reply's own text is what comes
+before the first quote marker ("> " lines, "On ... wrote:", an Outlook header block, a
+forwarded-message line), the signature ("-- ") or a mobile client's signature line ("Sent from
+my iPhone"); quoted lines met earlier (inline replies) are skipped too.
+"""
+
+from __future__ import annotations
+
+import re
+from email import message_from_bytes, policy
+from email.message import EmailMessage
+from html.parser import HTMLParser
+
+# Lines after which nothing is the player's own text.
+_END_MARKERS = [
+    re.compile(r"^-- ?$"),  # RFC 3676 signature separator ("-- "); many clients trim it
+    re.compile(r"^_{5,}$"),  # Outlook's rule above the quoted email
+    re.compile(r"^-{3,}\s*(original message|forwarded message)\s*-{3,}$", re.IGNORECASE),
+    re.compile(r"^(from|de|von):\s", re.IGNORECASE),  # a quoted header block
+    re.compile(r"^(sent from|envoyé de|gesendet von)\b", re.IGNORECASE),
+    re.compile(r"^get outlook for\b", re.IGNORECASE),
+    re.compile(r"^on\b.*\bwrote:?$", re.IGNORECASE),
+    re.compile(r"^le\b.*\ba écrit\s?:?$", re.IGNORECASE),
+    re.compile(r"^am\b.*\bschrieb\b.*:?$", re.IGNORECASE),
+]
+# "On Mon, 30 Nov 2026 at 12:00, Meeple <play+...@x>" + "wrote:" on the next line (wrapped).
+_ON_START = re.compile(r"^on\b", re.IGNORECASE)
+_WROTE_END = re.compile(r"\bwrote:?$", re.IGNORECASE)
+_SEPARATORS = re.compile(r"[\s,;]+")
+MAX_WORDS = 50
+
+
+def parse_message(raw: bytes) -> EmailMessage:
+    message = message_from_bytes(raw, policy=policy.default)
+    assert isinstance(message, EmailMessage)  # policy.default makes EmailMessage
+    return message
+
+
+def body_text(message: EmailMessage) -> str:
+    """The text/plain body, else the HTML body as text (quotes dropped), else ""."""
+    try:
+        part = message.get_body(preferencelist=("plain", "html"))
+        content = part.get_content() if part is not None else ""
+    except Exception:  # noqa: BLE001 - the stdlib parser raises assorted errors on bad input
+        return ""
+    assert part is not None or content == ""
+    if not isinstance(content, str):
+        return ""
+    if part is not None and part.get_content_type() == "text/html":
+        return html_to_text(content)
+    return content
+
+
+def own_lines(text: str) -> list[str]:
+    """The non-blank lines the sender wrote, before any quote or signature."""
+    lines = [line.strip() for line in text.replace("\r\n", "\n").split("\n")]
+    kept: list[str] = []
+    for index, line in enumerate(lines):
+        following = lines[index + 1] if index + 1 < len(lines) else ""
+        if _ends_own_text(line, following):
+            break
+        if line and not line.startswith(">"):
+            kept.append(line)
+    return kept
+
+
+def _ends_own_text(line: str, following: str) -> bool:
+    if any(marker.match(line) for marker in _END_MARKERS):
+        return True
+    return bool(_ON_START.match(line) and _WROTE_END.search(following))
+
+
+def raw_headers(message: EmailMessage, names: tuple[str, ...]) -> list[str]:
+    """The values of these headers as received: parsing them as addresses (policy.default)
+    raises on some malformed input, where `email.utils.getaddresses` never does."""
+    wanted = {name.lower() for name in names}
+    # Undecodable bytes arrive as lone surrogates, which no later encode() accepts.
+    return [str(value).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+            for name, value in message.raw_items() if name.lower() in wanted]
+
+
+def reply_words(message: EmailMessage) -> list[str]:
+    """The codes or move ids the sender wrote, in order: words of their own lines split on
+    spaces, commas and semicolons; a trailing "." is dropped ("3." is how the email lists 3).
+    At most MAX_WORDS + 1, so a huge body is rejected without splitting all of it."""
+    words: list[str] = []
+    for line in own_lines(body_text(message)):
+        for word in _SEPARATORS.split(line):
+            word = word.rstrip(".")
+            if word:
+                words.append(word)
+            if len(words) > MAX_WORDS:
+                return words
+    return words
+
+
+class _TextOfHtml(HTMLParser):
+    """HTML to plain lines: blocks become line breaks; quoted replies, signatures and scripts
+    (with everything inside them) vanish."""
+
+    _BLOCKS = {"p", "div", "li", "tr", "h1", "h2", "h3", "h4", "table"}
+    _VOID = {"br", "img", "hr", "meta", "input", "link", "wbr", "col", "area", "base", "source"}
+    _SKIPPED = {"blockquote", "script", "style", "head", "title"}
+    _SKIPPED_CLASSES = ("gmail_quote", "gmail_signature", "moz-cite-prefix", "moz-signature")
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self._skip_depth = 0  # > 0 inside a skipped element: its open tags so far
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in self._VOID:
+            if tag == "br" and not self._skip_depth:
+                self.parts.append("\n")
+            return
+        if self._skip_depth:
+            self._skip_depth += 1
+            return
+        classes = dict(attrs).get("class") or ""
+        if tag in self._SKIPPED or any(name in classes for name in self._SKIPPED_CLASSES):
+            self._skip_depth = 1
+        elif tag in self._BLOCKS:
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self._VOID:
+            return
+        if self._skip_depth:
+            self._skip_depth -= 1
+        elif tag in self._BLOCKS:
+            self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if not self._skip_depth:
+            self.parts.append(data)
+
+
+def html_to_text(html: str) -> str:
+    parser = _TextOfHtml()
+    parser.feed(html)
+    parser.close()
+    return "".join(parser.parts)

@@ -1,0 +1,50 @@
+"""Where a webhook may point. Anyone with an account can set a webhook URL, and the server
+then POSTs to it: without this check a player could make the server call its own Redis,
+a cloud metadata endpoint or anything else on the private network (SSRF).
+
+Loopback, private, link-local and other reserved addresses are refused, unless the operator
+allows them with MEEPLE_WEBHOOK_ALLOW_PRIVATE=1 (`make run` and the tests do, to deliver to
+a receiver on this machine).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+from urllib.parse import urlsplit
+
+
+def private_allowed() -> bool:
+    return os.environ.get("MEEPLE_WEBHOOK_ALLOW_PRIVATE", "").lower() in ("1", "true", "yes")
+
+
+def _not_public(address: str) -> bool:
+    ip = ipaddress.ip_address(address.split("%", 1)[0])  # drop an IPv6 zone
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return not ip.is_global or ip.is_multicast
+
+
+def refused_address(url: str, resolve: bool = True) -> str | None:
+    """Why `url` may not receive webhooks, or None. Without `resolve`, only what the URL
+    itself says is checked (a literal address, `localhost`): for quick checks on input."""
+    if private_allowed():
+        return None
+    host = (urlsplit(url).hostname or "").rstrip(".").lower()
+    if not host:
+        return "the URL has no host"
+    if host == "localhost" or host.endswith(".localhost"):
+        return f"{host} is this server itself"
+    try:
+        return f"{host} is not a public address" if _not_public(host) else None
+    except ValueError:
+        pass  # a name, not an address
+    if not resolve:
+        return None
+    try:
+        infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
+    except OSError as err:
+        return f"{host} does not resolve ({err})"
+    bad = sorted({str(info[4][0]) for info in infos if _not_public(str(info[4][0]))})
+    return f"{host} resolves to a non-public address ({', '.join(bad)})" if bad else None

@@ -1,0 +1,121 @@
+"""`meeple deadlines resync`, and what a worker with the scheduler does when it starts.
+
+Deadlines are RQ jobs scheduled in Redis (rq:scheduled:notify), so they outlive every
+process. Two things can still delay or lose one, and both are mended here:
+
+- A scheduler killed hard (SIGKILL, a crashed host) keeps RQ's scheduler lock until its TTL
+  (interval + 60 s) runs out, and a new worker retries the lock only at its maintenance
+  interval (10 min by default). `reclaim_scheduler_locks` frees a lock whose owner is gone:
+  a process of this host that no longer exists, or a scheduler whose heartbeat (every
+  second) stopped. A graceful stop (SIGTERM) releases the lock by itself.
+- A scheduled job lost with Redis data (e.g. restored from an older AOF): `resync` schedules
+  again the reminder and expiry of every turn on the clock; job ids name the turn, so the
+  jobs that exist are left alone.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Iterable
+from datetime import UTC, datetime
+
+import click
+import redis
+import structlog
+from rq.scheduler import SCHEDULER_KEY_TEMPLATE, RQScheduler
+from rq.scripts import release_lock
+from rq.utils import utcparse
+
+from events.application import Meeple
+from events.dispatch import RQDispatcher
+from events.exceptions import MeepleError
+from service.cli import main
+
+log = structlog.get_logger("meeple")
+
+# A live scheduler heartbeats every second; this much silence means its process is gone.
+STALE_HEARTBEAT_SECONDS = 15
+
+
+def resync(client: redis.Redis) -> tuple[int, int]:
+    """(games, turns) looked at: every active game with a deadline, every clock of it."""
+    dispatcher = RQDispatcher(client)
+    app = Meeple(client, dispatcher)
+    games = turns = 0
+    for table in app.tables_on_the_clock():
+        games += 1
+        turns += dispatcher.schedule_deadlines(table)
+    return games, turns
+
+
+def reclaim_scheduler_locks(client: redis.Redis, queues: Iterable[str]) -> list[str]:
+    """Free the scheduler locks of `queues` held by a scheduler that is gone; their names."""
+    freed = []
+    for queue in queues:
+        key = RQScheduler.get_locking_key(queue)
+        owner = client.get(key)
+        if owner is None:
+            continue
+        name = _text(owner)
+        if _is_gone(client, name) and release_lock(client, key, name):
+            log.warning("freed the scheduler lock of a stopped scheduler", queue=queue,
+                        scheduler=name)
+            freed.append(queue)
+    return freed
+
+
+def _is_gone(client: redis.Redis, name: str) -> bool:
+    raw = client.hgetall(SCHEDULER_KEY_TEMPLATE % name)
+    if not raw:
+        return True  # no metadata: it never registered, or stopped heartbeating long ago
+    info = {_text(key): _text(value) for key, value in raw.items()}
+    pid = info.get("pid", "")
+    if info.get("hostname") == socket.gethostname() and pid.isdigit() and not _pid_alive(int(pid)):
+        return True
+    beat = info.get("last_heartbeat")
+    if not beat:
+        return False
+    silence = datetime.now(UTC) - utcparse(beat).replace(tzinfo=UTC)
+    return silence.total_seconds() > STALE_HEARTBEAT_SECONDS
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process: alive
+    return True
+
+
+def prepare_scheduler(client: redis.Redis, queues: Iterable[str]) -> None:
+    """Before a worker starts its scheduler: free stale locks, re-schedule every deadline.
+    A failure here is logged, not fatal: the worker and RQ's own scheduler still run."""
+    try:
+        reclaim_scheduler_locks(client, queues)
+        games, turns = resync(client)
+    except (redis.RedisError, MeepleError) as err:
+        log.warning("deadlines not resynced", error=repr(err))
+        return
+    log.info("deadlines resynced", games=games, turns=turns)
+
+
+@main.group()
+def deadlines() -> None:
+    """Time limits per move: reminders and expiries on RQ's scheduler."""
+
+
+@deadlines.command("resync")
+def resync_command() -> None:
+    """Schedule again every running turn's reminder and expiry (idempotent)."""
+    url = os.environ.get("MEEPLE_REDIS_URL")
+    if not url:
+        raise click.UsageError("MEEPLE_REDIS_URL is not set")
+    games, turns = resync(redis.Redis.from_url(url))
+    click.echo(f"{games} games on the clock, {turns} turns scheduled (existing jobs kept)")

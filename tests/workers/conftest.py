@@ -1,0 +1,52 @@
+"""The notification fixtures (a Flask app with dispatch on, a maildir, a webhook receiver)
+for every test of this directory."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+
+from events.application import Meeple
+from service import create_app
+from tests.workers.helpers import Receiver
+
+# What POST /v1/inbound/email wants as its Bearer token in these tests.
+INBOUND_SECRET = "inbound-test-secret"
+
+
+@pytest.fixture()
+def receiver() -> Iterator[Receiver]:
+    made = Receiver()
+    yield made
+    made.close()
+
+
+@pytest.fixture()
+def maildir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "mail"
+    monkeypatch.setenv("MEEPLE_MAILDIR", str(path))
+    monkeypatch.delenv("MEEPLE_SMTP_URL", raising=False)
+    return path
+
+
+@pytest.fixture()
+def flask_app(redis_url: str, redis_client: Any, tmp_path: Path, maildir: Path,
+              monkeypatch: pytest.MonkeyPatch) -> Flask:
+    keys = str(tmp_path / "keys")
+    # The jobs read these, as in production (the keys sign records and reply tokens).
+    monkeypatch.setenv("MEEPLE_REDIS_URL", redis_url)
+    monkeypatch.setenv("MEEPLE_KEYS_DIR", keys)
+    monkeypatch.setenv("MEEPLE_NOTIFY_RETRY_INTERVALS", "0,0,0,0,0")  # retry at once
+    return create_app({"REDIS_URL": redis_url, "DISPATCH": True, "KEYS_DIR": keys,
+                       "RATELIMIT_DEFAULT": "100000 per minute",
+                       "INBOUND_SECRET": INBOUND_SECRET})
+
+
+@pytest.fixture()
+def meeple(flask_app: Flask) -> Meeple:
+    app: Meeple = flask_app.extensions["meeple"]
+    return app

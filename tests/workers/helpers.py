@@ -1,0 +1,92 @@
+"""What the notification tests share: a webhook receiver, a real RQ worker run, callers
+with a profile, one random move."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import mailbox
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from flask import Flask
+from rq import Queue, SimpleWorker
+
+from events.application import Meeple
+from events.dispatch import human_actors
+from events.players import Player
+from events.table import Table
+from games.bots import random_move
+from games.rng import Rng
+from tests.service.conftest import Caller
+
+
+class Receiver:
+    """A webhook endpoint on a free port: answers the statuses in `script` in turn (then 200)
+    and records every request."""
+
+    def __init__(self, script: list[int] | None = None) -> None:
+        self.script = list(script or [])
+        self.requests: list[tuple[dict[str, str], bytes, int]] = []
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (the http.server API)
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                status = receiver.script.pop(0) if receiver.script else 200
+                receiver.requests.append((dict(self.headers), body, status))
+                self.send_response(status)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                return None
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def delivered(self) -> list[dict[str, Any]]:
+        """The payloads answered 2xx, after checking every request's signature."""
+        return [json.loads(body) for _, body, status in self.requests if status < 300]
+
+    def check_signatures(self, secret: str) -> None:
+        for headers, body, _ in self.requests:
+            expected = "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+            assert hmac.compare_digest(headers["X-Meeple-Signature"], expected)
+            assert headers["X-Meeple-Delivery"].startswith(("notify-", "digest-"))
+
+
+def run_worker(app: Meeple) -> None:
+    queues = [Queue(name, connection=app.redis) for name in ("ai", "scoring", "notify")]
+    SimpleWorker(queues, connection=app.redis).work(burst=True)
+
+
+def emails(path: Path) -> list[Any]:
+    return list(mailbox.Maildir(str(path), create=True)) if path.exists() else []
+
+
+def caller(flask_app: Flask, name: str, **profile: Any) -> tuple[Caller, Player, Any]:
+    who = Caller(flask_app.test_client(), name)
+    answer = who.client.patch("/v1/players/me", json=profile, headers=who.headers)
+    assert answer.status_code == 200, answer.json
+    return who, Player(who.id, name), answer.json
+
+
+def one_move(app: Meeple, table: Table, seat: int, players: dict[int, Player],
+             rng: Rng) -> Table:
+    assert table.state is not None
+    move = random_move(table.game, table.state, seat, rng)
+    return app.play_moves(players[seat], table.id, [move], table.version, seat).table
+
+
+def newly_actors(before: Table | None, after: Table, mover: str) -> set[str]:
+    return human_actors(after) - human_actors(before) - {mover}

@@ -1,0 +1,136 @@
+"""The deadline jobs one at a time (real RQ, real redis): what gets scheduled, stale and
+early jobs, the webhook reminder, resync after lost jobs, and freeing a dead scheduler's lock."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+import redis
+from rq.registry import ScheduledJobRegistry
+from rq.scheduler import SCHEDULER_KEY_TEMPLATE, RQScheduler
+
+from events.application import Meeple
+from events.deadlines import parse_time
+from events.dispatch import RQDispatcher
+from events.players import Player
+from events.profiles import Profiles
+from events.table import Table
+from service.cli_deadlines import reclaim_scheduler_locks, resync
+from tests.workers.helpers import Receiver
+from workers.deadlines import expire, remind
+
+RP = "res-publica-2230ad"
+
+
+@pytest.fixture()
+def app(redis_url: str, redis_client: redis.Redis, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> Meeple:
+    monkeypatch.setenv("MEEPLE_REDIS_URL", redis_url)  # the jobs read it, as in production
+    monkeypatch.setenv("MEEPLE_MAILDIR", str(tmp_path / "mail"))
+    monkeypatch.setenv("MEEPLE_NOTIFY_RETRY_INTERVALS", "0")
+    return Meeple(redis_client, RQDispatcher(redis_client), min_move_seconds=1)
+
+
+@pytest.fixture()
+def receiver() -> Iterator[Receiver]:
+    made = Receiver()
+    yield made
+    made.close()
+
+
+def started(app: Meeple, hours: float = 1, on_expiry: str = "bot") -> Table:
+    alice, bob = Player("p_alice", "alice"), Player("p_bob", "bob")
+    table = app.create_game(alice, RP, 2, deadline={"hours": hours, "on_expiry": on_expiry})
+    return app.join_game(bob, table.id)
+
+
+def scheduled(app: Meeple) -> dict[str, float]:
+    registry = ScheduledJobRegistry("notify", connection=app.redis)
+    return {job_id: app.redis.zscore(registry.key, job_id) or 0.0
+            for job_id in registry.get_job_ids()}
+
+
+def test_a_turn_schedules_its_reminder_and_its_expiry(app: Meeple) -> None:
+    table = started(app)
+    seat = table.actors()[0]
+    clock = table.clock_of(seat)
+    assert clock is not None
+    jobs = scheduled(app)
+    turn = f"{table.id}-{seat}-{clock.version}"
+    due = parse_time(clock.at).timestamp() + 3600
+    assert set(jobs) == {f"remind-{turn}", f"expire-{turn}"}
+    assert jobs[f"remind-{turn}"] == pytest.approx(due - 900, abs=1)  # a quarter before
+    assert jobs[f"expire-{turn}"] == pytest.approx(due + 1, abs=1)  # never early
+
+
+def test_stale_and_early_jobs_do_nothing(app: Meeple) -> None:
+    table = started(app)
+    seat = table.actors()[0]
+    clock = table.clock_of(seat)
+    assert clock is not None
+    assert expire(table.id, seat, clock.version - 1) == "stale"
+    assert remind(table.id, seat, clock.version - 1) == "stale"
+    assert expire(table.id, seat, clock.version) == "early"  # an hour to go
+    assert f"expire-{table.id}-{seat}-{clock.version}-again" in scheduled(app)
+    assert app.load(table.id).version == table.version
+
+
+def test_the_expiry_runs_once_its_time_has_come(app: Meeple) -> None:
+    table = started(app, hours=1 / 3600)  # a second per move
+    seat = table.actors()[0]
+    clock = table.clock_of(seat)
+    assert clock is not None
+    time.sleep(max(0.0, (parse_time(clock.at) + timedelta(seconds=1)).timestamp() - time.time()))
+    assert expire(table.id, seat, clock.version) == "expired"
+    assert expire(table.id, seat, clock.version) == "stale"  # a duplicate job
+    types = [e["type"] for e in app.events(table.id, table.version + 1)]
+    assert types[0] == "TurnTimedOut" and "MovePlayed" in types
+
+
+def test_the_webhook_reminder_says_when_the_move_is_due(app: Meeple,
+                                                         receiver: Receiver) -> None:
+    table = started(app)
+    seat = table.actors()[0]
+    placed, clock = table.seat_of(seat), table.clock_of(seat)
+    assert placed is not None and clock is not None
+    Profiles(app.redis).update(placed.player_id, {"webhook_url": receiver.url,
+                                                  "notify": "webhook"})
+    assert remind(table.id, seat, clock.version) == "sent"
+    assert remind(table.id, seat, clock.version) == "already sent"
+    headers, body, _ = receiver.requests[0]
+    payload = json.loads(body)
+    assert payload["event"] == "deadline_reminder" and payload["due_at"] == table.due_at(seat)
+    assert headers["X-Meeple-Delivery"].endswith("-reminder")  # not the turn notice's id
+
+
+def test_resync_schedules_lost_jobs_again_and_keeps_the_others(app: Meeple) -> None:
+    table = started(app)
+    jobs = scheduled(app)
+    registry = ScheduledJobRegistry("notify", connection=app.redis)
+    lost = sorted(jobs)[0]
+    registry.remove(lost, delete_job=True)  # as if Redis came back from an older AOF
+    assert lost not in scheduled(app)
+    assert resync(app.redis) == (1, len(table.clocks))
+    assert scheduled(app) == jobs
+
+
+def test_a_dead_schedulers_lock_is_freed_a_live_ones_kept(app: Meeple) -> None:
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    holders = {"ai": ("dead", dead.pid), "notify": ("alive", os.getpid())}
+    for queue, (name, pid) in holders.items():
+        app.redis.set(RQScheduler.get_locking_key(queue), name, ex=61)
+        app.redis.hset(SCHEDULER_KEY_TEMPLATE % name, mapping={
+            "hostname": socket.gethostname(), "pid": str(pid),
+            "last_heartbeat": "2999-01-01T00:00:00.000000Z"})
+    app.redis.set(RQScheduler.get_locking_key("scoring"), "silent", ex=61)  # no metadata
+    assert reclaim_scheduler_locks(app.redis, ["ai", "scoring", "notify"]) == ["ai", "scoring"]
+    assert app.redis.get(RQScheduler.get_locking_key("notify")) == b"alive"

@@ -1,0 +1,141 @@
+"""Issue 5, point 1: "notification preferences (email, webhook, none; a daily digest or one
+message per turn)". A `daily` player's notices are held and one digest a day carries them,
+scheduled on RQ's scheduler; run here by a real RQ worker into a maildir and a real
+webhook server."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from flask import Flask
+from rq import Queue
+from rq.job import Job
+from rq.registry import ScheduledJobRegistry
+
+from events.application import Meeple
+from events.digests import Digests, next_digest_at
+from events.players import Player
+from events.table import Table
+from games.rng import Rng
+from tests.conftest import free_port
+from tests.workers.helpers import (
+    Receiver,
+    caller,
+    emails,
+    one_move,
+    run_worker,
+)
+from workers.digest import send_digest
+from workers.notify import DeliveryFailed
+
+RP = "res-publica-2230ad"
+
+
+def test_the_digest_goes_out_at_the_next_digest_hour() -> None:
+    morning = datetime(2026, 11, 30, 6, 59, tzinfo=UTC)
+    assert next_digest_at(morning, 7) == datetime(2026, 11, 30, 7, tzinfo=UTC)
+    assert next_digest_at(morning.replace(hour=7, minute=0), 7) == datetime(2026, 12, 1, 7,
+                                                                            tzinfo=UTC)
+    assert next_digest_at(morning.replace(hour=23), 0) == datetime(2026, 12, 1, 0, tzinfo=UTC)
+
+
+def play_until_alice_waits(meeple: Meeple, table: Table, players: dict[int, Player],
+                           alice: Player, rng: Rng, turns: int) -> Table:
+    """Play random moves (running the worker after each) until alice has become an actor
+    `turns` more times."""
+    seen = 0
+    while seen < turns:
+        seat = table.actors()[0]
+        was_waiting = alice.id in {players[s].id for s in table.actors()}
+        table = one_move(meeple, table, seat, players, rng)
+        run_worker(meeple)
+        if not was_waiting and alice.id in {players[s].id for s in table.actors()}:
+            seen += 1
+    return table
+
+
+def scheduled_digest(meeple: Meeple, player_id: str) -> Job:
+    registry = ScheduledJobRegistry(queue=Queue("notify", connection=meeple.redis))
+    ids = [i for i in registry.get_job_ids() if i.startswith(f"digest-{player_id}-")]
+    assert len(ids) == 1, ids
+    return Job.fetch(ids[0], connection=meeple.redis)
+
+
+def test_a_daily_player_gets_one_digest_instead_of_a_message_per_turn(
+    flask_app: Flask, meeple: Meeple, maildir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEEPLE_DIGEST_HOUR", "5")
+    _, alice, _ = caller(flask_app, "alice", email="alice@example.org", notify="email",
+                         digest="daily")
+    _, bob, _ = caller(flask_app, "bob", email="bob@example.org", notify="email")
+    table = meeple.create_game(alice, RP, 2)
+    table = meeple.join_game(bob, table.id)
+    players = {s.seat: Player(s.player_id, s.name) for s in table.seats}
+    run_worker(meeple)
+    table = play_until_alice_waits(meeple, table, players, alice, Rng(b"digest", 0), 3)
+    meeple.post_message(bob, table.id, "Your move, Alice.")
+    run_worker(meeple)
+    # Bob (one message per turn) got his; alice got nothing yet.
+    assert emails(maildir) and all(m["To"] == "bob@example.org" for m in emails(maildir))
+    held = Digests(meeple.redis).held(alice.id)
+    assert [h["event"] for h in held].count("message") == 1
+    assert [h["event"] for h in held].count("your_turn") >= 3
+    # One digest job, at the next 05:00 UTC, whatever the number of notices held.
+    job = scheduled_digest(meeple, alice.id)
+    registry = ScheduledJobRegistry(queue=Queue("notify", connection=meeple.redis))
+    at = registry.get_scheduled_time(job)
+    assert at == next_digest_at(datetime.now(UTC), 5)
+    # The scheduler's moment comes: the job runs as scheduled, on a real worker.
+    Queue("notify", connection=meeple.redis).enqueue_job(job)
+    run_worker(meeple)
+    digests = [m for m in emails(maildir) if m["To"] == "alice@example.org"]
+    assert len(digests) == 1
+    body = digests[0].get_payload(decode=True).decode()
+    awaiting = alice.id in {players[s].id for s in meeple.load(table.id).actors()}
+    assert ("1 game awaits your move" in digests[0]["Subject"]) == awaiting
+    assert "bob (seat 1): Your move, Alice." in body
+    assert Digests(meeple.redis).held(alice.id) == []
+    # Sent once: the same day's job again sends nothing.
+    assert send_digest(alice.id, job.args[1]) == "already sent"
+
+
+def test_a_digest_reaches_a_webhook_signed(
+    flask_app: Flask, meeple: Meeple, receiver: Receiver
+) -> None:
+    _, alice, profile = caller(flask_app, "alice", webhook_url=receiver.url, notify="webhook",
+                               digest="daily")
+    _, bob, _ = caller(flask_app, "bob")
+    table = meeple.create_game(bob, RP, 2)
+    table = meeple.join_game(alice, table.id)
+    meeple.post_message(bob, table.id, "hello")
+    run_worker(meeple)
+    assert receiver.requests == []
+    day = scheduled_digest(meeple, alice.id).args[1]
+    assert send_digest(alice.id, day) == "sent"
+    receiver.check_signatures(profile["webhook_secret"])
+    (payload,) = receiver.delivered()
+    assert payload["event"] == "digest" and payload["day"] == day
+    assert [m["text"] for m in payload["messages"]] == ["hello"]
+    awaiting = alice.id in {s.player_id for s in table.seats if s.seat in table.actors()}
+    assert [g["game_id"] for g in payload["awaiting"]] == ([table.id] if awaiting else [])
+
+
+def test_a_failed_digest_keeps_what_it_carries(
+    flask_app: Flask, meeple: Meeple, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, alice, _ = caller(flask_app, "alice", email="alice@example.org", notify="email",
+                         digest="daily")
+    _, bob, _ = caller(flask_app, "bob")
+    table = meeple.create_game(bob, RP, 2)
+    meeple.join_game(alice, table.id)
+    meeple.post_message(bob, table.id, "first")
+    run_worker(meeple)
+    day = scheduled_digest(meeple, alice.id).args[1]
+    monkeypatch.setenv("MEEPLE_SMTP_URL", f"smtp://127.0.0.1:{free_port()}")  # nobody there
+    with pytest.raises(DeliveryFailed):
+        send_digest(alice.id, day)
+    held = Digests(meeple.redis).held(alice.id)
+    assert json.dumps(held).count("first") == 1  # kept for the retry

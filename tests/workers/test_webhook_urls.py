@@ -1,0 +1,73 @@
+"""Webhooks go to public addresses only (SSRF): anyone can set a webhook URL, and the
+server POSTs to it, so loopback, private and link-local targets are refused when the URL is
+set and again at each delivery (a name may resolve anywhere later)."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+from flask import Flask
+
+from events.application import Meeple
+from events.profiles import Profiles
+from events.webhook_urls import refused_address
+from tests.workers.helpers import Receiver, caller
+from workers.notify import DeliveryFailed, post_signed
+
+
+@pytest.fixture()
+def guarded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MEEPLE_WEBHOOK_ALLOW_PRIVATE", raising=False)
+
+
+@pytest.mark.parametrize("url", [
+    "http://127.0.0.1:8000/hook", "http://localhost/hook", "http://api.localhost/x",
+    "http://10.1.2.3/", "http://192.168.0.1/", "http://172.16.0.1/", "http://169.254.169.254/",
+    "http://[::1]/", "http://[::ffff:127.0.0.1]/", "http://[fd00::1]/", "http://0.0.0.0/",
+    "http://100.64.0.1/",
+])
+def test_non_public_addresses_are_refused(guarded: None, url: str) -> None:
+    assert refused_address(url, resolve=False) is not None
+    assert refused_address(url) is not None
+
+
+def test_public_addresses_pass_and_the_operator_may_allow_private(
+    guarded: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert refused_address("https://93.184.215.14/hook") is None
+    assert refused_address("https://hooks.example.org/x", resolve=False) is None
+    monkeypatch.setenv("MEEPLE_WEBHOOK_ALLOW_PRIVATE", "1")
+    assert refused_address("http://127.0.0.1/hook") is None
+
+
+def test_a_name_that_resolves_to_a_private_address_is_refused(guarded: None) -> None:
+    # This machine's own name resolves to one of its addresses, never a public one here.
+    name = socket.gethostname()
+    assert refused_address(f"http://{name}/hook", resolve=False) is None  # a name, as typed
+    reason = refused_address(f"http://{name}/hook")
+    assert reason is not None and "resolves to a non-public address" in reason
+    unknown = refused_address("http://no-such-host.invalid/hook")
+    assert unknown is not None and "does not resolve" in unknown
+
+
+def test_setting_a_private_webhook_is_a_422(guarded: None, flask_app: Flask) -> None:
+    who, _, _ = caller(flask_app, "alice")
+    answer = who.client.patch("/v1/players/me", json={"webhook_url": "http://10.0.0.7/hook"},
+                              headers=who.headers)
+    assert answer.status_code == 422
+    assert "public addresses only" in str(answer.json["errors"])
+    assert who.get("/v1/players/me").json["webhook_url"] is None
+
+
+def test_a_delivery_to_a_private_address_is_never_made(
+    flask_app: Flask, meeple: Meeple, receiver: Receiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Set while allowed (e.g. before the operator turned the guard on), delivered after.
+    _, alice, _ = caller(flask_app, "alice", webhook_url=receiver.url, notify="webhook")
+    monkeypatch.delenv("MEEPLE_WEBHOOK_ALLOW_PRIVATE")
+    profiles = Profiles(meeple.redis)
+    with pytest.raises(DeliveryFailed, match="not a public address"):
+        post_signed(profiles, profiles.get(alice.id), {"event": "test"}, "notify-x-1-y")
+    assert receiver.requests == []
+    assert profiles.get(alice.id).webhook_failures == 1
