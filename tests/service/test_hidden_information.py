@@ -89,6 +89,8 @@ def test_no_route_shows_a_seat_anything_of_another_seat(app, alice, bob, carol, 
                                     {"seat": seat, "moves": [{"id": move["id"]}],
                                      "expected_version": listed["version"]})
         assert played.status_code == 201, played.json
+        if played.json["game"]["status"] != "active":
+            break  # the last move's answer carries the end and the seed, as it should
         assert_view_private(played.json["game"]["view"], {seat})
         assert_log_private(played.json["events"], {seat})
         if step % 40 == 0:
