@@ -29,6 +29,30 @@ def _not_public(address: str) -> bool:
 def refused_address(url: str, resolve: bool = True) -> str | None:
     """Why `url` may not receive webhooks, or None. Without `resolve`, only what the URL
     itself says is checked (a literal address, `localhost`): for quick checks on input."""
+    if not resolve:
+        return _refused_by_name(url)
+    return checked_address(url)[1]
+
+
+def checked_address(url: str) -> tuple[str | None, str | None]:
+    """(the address to connect to, None) or (None, why not). Deliveries connect to exactly
+    this address: resolving the name a second time could give another (DNS rebinding)."""
+    reason = _refused_by_name(url)
+    if reason is not None:
+        return None, reason
+    host = (urlsplit(url).hostname or "").rstrip(".")
+    try:
+        infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
+    except OSError as err:
+        return None, f"{host} does not resolve ({err})"
+    addresses = [str(info[4][0]) for info in infos]
+    bad = sorted({a for a in addresses if _not_public(a)})
+    if bad and not private_allowed():
+        return None, f"{host} resolves to a non-public address ({', '.join(bad)})"
+    return addresses[0], None
+
+
+def _refused_by_name(url: str) -> str | None:
     if private_allowed():
         return None
     host = (urlsplit(url).hostname or "").rstrip(".").lower()
@@ -39,12 +63,4 @@ def refused_address(url: str, resolve: bool = True) -> str | None:
     try:
         return f"{host} is not a public address" if _not_public(host) else None
     except ValueError:
-        pass  # a name, not an address
-    if not resolve:
-        return None
-    try:
-        infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
-    except OSError as err:
-        return f"{host} does not resolve ({err})"
-    bad = sorted({str(info[4][0]) for info in infos if _not_public(str(info[4][0]))})
-    return f"{host} resolves to a non-public address ({', '.join(bad)})" if bad else None
+        return None  # a name, not an address: see checked_address

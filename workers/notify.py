@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import http.client
 import json
 import mailbox
 import os
 import smtplib
+import socket
 import ssl
-import urllib.error
-import urllib.request
 from email.message import EmailMessage
 from email.utils import formatdate
 from typing import Any
@@ -27,7 +27,7 @@ from events.digests import HELD_EVENTS, hold_for_digest
 from events.profiles import Profile, Profiles
 from events.table import Status, Table
 from events.visibility import table_view
-from events.webhook_urls import refused_address
+from events.webhook_urls import checked_address
 from workers.email_text import reply_to, turn_lines
 from workers.jobs import _app
 
@@ -219,31 +219,42 @@ def smtp_connection(url: str) -> smtplib.SMTP:
 # --- webhooks -----------------------------------------------------------------------------
 
 
-class _NoRedirects(urllib.request.HTTPRedirectHandler):
-    """A redirect is a failed delivery: it would turn the POST into a GET without the body."""
-
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-
-_OPENER = urllib.request.build_opener(_NoRedirects())
-
-
 def signature(secret: str, body: bytes) -> str:
     return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
 
 
-def _post(request: urllib.request.Request) -> str | None:
-    """POST; None when answered 2xx, else why not."""
+class _PinnedHTTPSConnection(http.client.HTTPSConnection):
+    """HTTPS to the address that was checked, still verifying the certificate for the name."""
+
+    def __init__(self, host: str, address: str, port: int | None, timeout: float) -> None:
+        super().__init__(host, port, timeout=timeout, context=ssl.create_default_context())
+        self._address = address
+
+    def connect(self) -> None:
+        sock = socket.create_connection((self._address, self.port), self.timeout)
+        self.sock = self._context.wrap_socket(sock, server_hostname=self.host)  # type: ignore[attr-defined]
+
+
+def _post(url: str, address: str, body: bytes, headers: dict[str, str]) -> str | None:
+    """POST `body` to `url`, connecting to `address`; None when answered 2xx, else why not.
+    A redirect is a failure too: following it would turn the POST into a GET."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    connection: http.client.HTTPConnection
+    if parts.scheme == "https":
+        connection = _PinnedHTTPSConnection(host, address, parts.port, WEBHOOK_TIMEOUT_SECONDS)
+    else:
+        connection = http.client.HTTPConnection(address, parts.port,
+                                                timeout=WEBHOOK_TIMEOUT_SECONDS)
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     try:
-        with _OPENER.open(request, timeout=WEBHOOK_TIMEOUT_SECONDS) as response:
-            if not 200 <= response.status < 300:
-                return f"HTTP {response.status}"
-    except urllib.error.HTTPError as err:
-        return f"HTTP {err.code}"
-    except (OSError, ValueError) as err:  # URLError, timeouts, refused connections
-        return f"connection error: {getattr(err, 'reason', err)}"
-    return None
+        connection.request("POST", path, body, {**headers, "Host": parts.netloc})
+        status = connection.getresponse().status
+    except (OSError, http.client.HTTPException) as err:  # refused, timeouts, TLS, garbage
+        return f"connection error: {err}"
+    finally:
+        connection.close()
+    return None if 200 <= status < 300 else f"HTTP {status}"
 
 
 def post_webhook(profiles: Profiles, profile: Profile, message: dict[str, Any],
@@ -264,14 +275,15 @@ def post_signed(profiles: Profiles, profile: Profile, payload: dict[str, Any],
     """POST any payload to the player's webhook, signed (see `post_webhook`)."""
     assert profile.webhook_url and profile.webhook_secret
     body = json.dumps(payload, separators=(",", ":")).encode()
-    request = urllib.request.Request(profile.webhook_url, data=body, method="POST", headers={
+    headers = {
         "Content-Type": "application/json",
         "User-Agent": "Meeple-Webhook/1",
         "X-Meeple-Signature": signature(profile.webhook_secret, body),
         "X-Meeple-Delivery": delivery,
-    })
-    reason = refused_address(profile.webhook_url)
-    reason = f"refused: {reason}" if reason is not None else _post(request)
+    }
+    address, refused = checked_address(profile.webhook_url)
+    reason = (f"refused: {refused}" if address is None
+              else _post(profile.webhook_url, address, body, headers))
     if reason is not None:
         after = profiles.webhook_failed(profile.player_id, reason)
         log.warning("webhook failed", delivery=delivery, reason=reason,

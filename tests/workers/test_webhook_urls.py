@@ -5,6 +5,11 @@ set and again at each delivery (a name may resolve anywhere later)."""
 from __future__ import annotations
 
 import socket
+import ssl
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, ClassVar
 
 import pytest
 from flask import Flask
@@ -13,6 +18,7 @@ from events.application import Meeple
 from events.profiles import Profiles
 from events.webhook_urls import refused_address
 from tests.workers.helpers import Receiver, caller
+from tests.workers.test_smtp_transport import self_signed
 from workers.notify import DeliveryFailed, post_signed
 
 
@@ -71,3 +77,47 @@ def test_a_delivery_to_a_private_address_is_never_made(
         post_signed(profiles, profiles.get(alice.id), {"event": "test"}, "notify-x-1-y")
     assert receiver.requests == []
     assert profiles.get(alice.id).webhook_failures == 1
+
+
+class TlsReceiver(BaseHTTPRequestHandler):
+    seen: ClassVar[list[tuple[str, bytes]]] = []
+
+    def do_POST(self) -> None:  # noqa: N802 (the http.server API)
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        TlsReceiver.seen.append((self.headers["Host"], body))
+        self.send_response(204)
+        self.end_headers()
+
+    def log_message(self, *args: Any) -> None:
+        return None
+
+
+def test_a_delivery_connects_to_the_address_it_checked_and_verifies_the_name(
+    flask_app: Flask, meeple: Meeple, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The name is resolved once, checked, and that address is the one connected to (no
+    second lookup for DNS rebinding to answer differently); TLS still checks the name."""
+    cert, key = self_signed(tmp_path)
+    monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), TlsReceiver)
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    try:
+        _, alice, _ = caller(flask_app, "alice", notify="webhook",
+                             webhook_url=f"https://localhost:{port}/hook")
+        profiles = Profiles(meeple.redis)
+        resolved: list[str] = []
+        real_getaddrinfo = socket.getaddrinfo
+        monkeypatch.setattr(socket, "getaddrinfo", lambda host, *a, **k: (
+            resolved.append(host), real_getaddrinfo(host, *a, **k))[1])
+        post_signed(profiles, profiles.get(alice.id), {"event": "test"}, "notify-x-1-y")
+        # The name once, by the check; then the connection to its answer (a literal address,
+        # which getaddrinfo only parses).
+        assert resolved == ["localhost", "127.0.0.1"]
+        assert TlsReceiver.seen == [(f"localhost:{port}", b'{"event":"test"}')]
+    finally:
+        server.shutdown()
+        server.server_close()
