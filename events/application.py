@@ -337,9 +337,15 @@ class Meeple:
                     raise
         raise AssertionError("unreachable")
 
-    def resign(self, player: Player, game_id: str, seat: int | None = None) -> Table:
+    def resign(self, player: Player, game_id: str, seat: int | None = None,
+               idempotency_key: str | None = None) -> Table:
         """The player gives up `seat` (default: their only or first seat not yet resigned):
-        the bot plays it from now on, and it ranks last."""
+        the bot plays it from now on, and it ranks last. A retried request with the same key
+        finds the resignation made instead of `already_resigned`."""
+        key = f"{player.id}:{idempotency_key}" if idempotency_key else None
+        request_hash = hashlib.sha256(canonical_json({"resign": seat})).hexdigest()
+        if key and self.store.earlier_result(game_id, key, request_hash) is not None:
+            return self.load(game_id)
         for attempt in range(_RETRIES):
             table = self.load(game_id)
             mine = table.seats_of(player.id)
@@ -351,7 +357,8 @@ class Meeple:
             decision = decide_resign(table, seat, player.id)
             try:
                 return self._append_decision(table, decision, self._seed(game_id),
-                                             by=player.id)
+                                             by=player.id, idempotency_key=key,
+                                             request_hash=request_hash)
             except VersionConflict:
                 if attempt == _RETRIES - 1:
                     raise
@@ -385,9 +392,13 @@ class Meeple:
                 return
 
     def _append_decision(self, table: Table, decision: Decision, seed: bytes,
-                         by: str | None = None) -> Table:
+                         by: str | None = None, idempotency_key: str | None = None,
+                         request_hash: str = "") -> Table:
         result = self.store.append(table.id, table.version, decision.events,
-                                   expected_head=table.head or None)
+                                   expected_head=table.head or None,
+                                   idempotency_key=idempotency_key, request_hash=request_hash)
+        if result.replayed:
+            return self.load(table.id)
         after = after_append(decision.table, table, result.envelopes, seed)
         return self._committed(after, len(result.envelopes), before=table, by=by)
 

@@ -146,14 +146,14 @@ def join_game(body: dict[str, Any], game_id: str) -> tuple[dict[str, Any], int, 
 
 
 @blp.route("/<game_id>/resign", methods=["POST"])
-@blp.doc(security=BEARER)
+@blp.doc(security=BEARER, parameters=[IDEMPOTENCY])
 @blp.arguments(ResignRequest)
 @blp.response(200, GameOut)
 def resign(body: dict[str, Any], game_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
     """Give up a seat: the bot plays it to the end, and it ranks last. Also what happens when
     a table's deadline runs out and its rule is to resign."""
     player = current_player()
-    table = meeple().resign(player, game_id, body.get("seat"))
+    table = meeple().resign(player, game_id, body.get("seat"), idempotency_key())
     return game_out(table, player, body.get("seat")), 200, {"ETag": etag(table.version)}
 
 

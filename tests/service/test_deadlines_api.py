@@ -100,3 +100,17 @@ def test_the_minimum_time_per_move_is_configurable(redis_url: str, redis_client:
     dave = Caller(app.test_client(), "dave")
     game = dave.create(2, deadline={"hours": 3 / 3600, "on_expiry": "bot"})
     assert game["deadline"] == {"seconds": 3, "on_expiry": "bot"}
+
+
+def test_a_retried_resignation_with_its_key_finds_the_first(alice: Caller, bob: Caller) -> None:
+    game = started_game(alice, bob)
+    key = {"Idempotency-Key": "resign-1"}
+    first = bob.post(f"/v1/games/{game['id']}/resign", {}, headers=key)
+    retry = bob.post(f"/v1/games/{game['id']}/resign", {}, headers=key)
+    assert first.status_code == retry.status_code == 200, retry.json
+    assert retry.json["resigned"] == [1] and retry.json["version"] == first.json["version"]
+    events = bob.get(f"/v1/games/{game['id']}/events").json["items"]
+    assert [e["type"] for e in events].count("PlayerResigned") == 1
+    # The same key for another request is refused, not replayed.
+    other = bob.post(f"/v1/games/{game['id']}/resign", {"seat": 0}, headers=key)
+    assert other.status_code == 422 and other.json["code"] == "idempotency_key_reused"
