@@ -43,11 +43,11 @@ from bench.harness import (
     private_redis,
     progress,
 )
-from events.application import Meeple
-from events.dispatch import RQDispatcher
-from events.players import Players
-from events.profiles import Profiles
-from events.table import Status
+from events.accounts.players import Players
+from events.accounts.profiles import Profiles
+from events.application.dispatch import RQDispatcher
+from events.application.meeple import Meeple
+from events.domain.table import Status
 from service.embedded_redis import free_port
 
 BIN = Path(sys.executable).parent

@@ -22,10 +22,10 @@ import redis
 from rq import SimpleWorker
 
 from bench.harness import machine, print_machine, private_redis, progress
-from events.application import Meeple
-from events.dispatch import RQDispatcher
-from events.players import Player
-from events.table import Status, Table
+from events.accounts.players import Player
+from events.application.dispatch import RQDispatcher
+from events.application.meeple import Meeple
+from events.domain.table import Status, Table
 
 GAME_TYPE = "res-publica-2230ad"
 HOST = Player("p_bench_memory", "bench-memory")

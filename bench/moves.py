@@ -44,7 +44,8 @@ from bench.harness import (
     progress,
     url_host_port,
 )
-from events.store import EventStore, NewEvent
+from events.domain.envelope import NewEvent
+from events.store.event_store import EventStore
 
 GAME_TYPE = "res-publica-2230ad"
 MAX_ERRORS_PER_THREAD = 50  # a broken server must not keep the benchmark busy

@@ -1,8 +1,8 @@
-"""How long `events.verify.verify_record` takes on a finished game's record.
+"""How long `events.records.verify.verify_record` takes on a finished game's record.
 
     .venv/bin/python -m bench.verify [--runs 20] [--json FILE]
 
-No server: each game is played offline (events.offline, random legal moves, the same
+No server: each game is played offline (events.application.offline, random legal moves, the same
 deciders and sealing as the server), its complete record built and signed, then verified
 `--runs` times in this process: signature, hash chain, seed, and every move re-executed.
 Cases: a 5-player Res Publica game (the budget: under one second) and a 7-player Asking
@@ -23,11 +23,11 @@ from pathlib import Path
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from bench.harness import machine, print_machine, progress
-from events.envelope import canonical_json
-from events.keys import key_id_of
-from events.offline import play_offline
-from events.record import build_record, sign_record
-from events.verify import verify_record
+from events.application.offline import play_offline
+from events.domain.envelope import canonical_json
+from events.records.keys import key_id_of
+from events.records.record import build_record, sign_record
+from events.records.verify import verify_record
 from games.rng import Rng
 
 CASES = (("res-publica-2230ad", 5), ("asking-for-trobils", 7))

@@ -9,9 +9,9 @@ from typing import Any
 import redis
 from flask import Flask
 
-from events.application import Meeple
-from events.dispatch import RQDispatcher
-from events.keys import Keyring
+from events.application.dispatch import RQDispatcher
+from events.application.meeple import Meeple
+from events.records.keys import Keyring
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:

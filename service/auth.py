@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from flask import current_app, g, request
 
-from events.application import Meeple
+from events.accounts.players import Player
+from events.application.meeple import Meeple
 from events.exceptions import Unauthorized
-from events.players import Player
 
 BEARER = "Bearer "
 

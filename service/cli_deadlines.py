@@ -27,8 +27,8 @@ from rq.scheduler import SCHEDULER_KEY_TEMPLATE, RQScheduler
 from rq.scripts import release_lock
 from rq.utils import utcparse
 
-from events.application import Meeple
-from events.dispatch import RQDispatcher
+from events.application.dispatch import RQDispatcher
+from events.application.meeple import Meeple
 from events.exceptions import MeepleError
 from service.cli import main
 

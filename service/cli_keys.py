@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from events.keys import Keyring
+from events.records.keys import Keyring
 from service.cli import main
 
 KEYS_DIR = click.option(

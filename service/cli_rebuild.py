@@ -7,7 +7,7 @@ import os
 import click
 import redis
 
-from events.application import Meeple
+from events.application.meeple import Meeple
 from service.cli import main
 
 

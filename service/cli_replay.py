@@ -2,7 +2,7 @@
 
 Each version shows the table as one seat saw it then (`game.view`) or, for `all`, the
 whole state, and the log of the event at that version as that seat could read it
-(`events.visibility`: other seats' private facts and moves stay hidden until the game
+(`events.domain.visibility`: other seats' private facts and moves stay hidden until the game
 is over). Commands: n(ext), p(revious), j N (jump to version N), s SEAT | s all (view as),
 q(uit). The game is re-executed from the record alone, after it verified.
 """
@@ -15,10 +15,10 @@ from typing import Any
 
 import click
 
-from events.envelope import Envelope
-from events.table import Status, Table, evolve
-from events.verify import verify_record
-from events.visibility import redact_envelope, table_view
+from events.domain.envelope import Envelope
+from events.domain.table import Status, Table, evolve
+from events.domain.visibility import redact_envelope, table_view
+from events.records.verify import verify_record
 from service.cli import main
 from service.cli_verify import read_json
 

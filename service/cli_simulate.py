@@ -16,10 +16,10 @@ import click
 import redis
 from tqdm import tqdm
 
-from events.application import Meeple
+from events.accounts.players import Player, bot_player
+from events.application.meeple import Meeple
+from events.domain.table import Status, Table
 from events.exceptions import MeepleError
-from events.players import Player, bot_player
-from events.table import Status, Table
 from games.bots import random_move
 from games.information import ends_batch
 from games.rng import Rng

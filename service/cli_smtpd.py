@@ -20,10 +20,10 @@ import redis
 import structlog
 from aiosmtpd.controller import Controller
 
-from events.application import Meeple
-from events.dispatch import RQDispatcher
-from events.email_replies import MAX_EMAIL_BYTES, EmailReplies, RQMailer
-from events.reply_tokens import LOCAL_PREFIX, default_secret
+from events.application.dispatch import RQDispatcher
+from events.application.meeple import Meeple
+from events.mail.email_replies import MAX_EMAIL_BYTES, EmailReplies, RQMailer
+from events.mail.reply_tokens import LOCAL_PREFIX, default_secret
 from service.cli import main
 
 log = structlog.get_logger("meeple")

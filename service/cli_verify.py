@@ -1,4 +1,5 @@
-"""`meeple verify RECORD.json`: check a game record offline (events.verify); exit 0 if valid."""
+"""`meeple verify RECORD.json`: check a game record offline (events.records.verify); exit 0
+if it is valid."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ from typing import Any
 
 import click
 
-from events.keys import trusted_keys
-from events.verify import Report, TrustedKeys, unreadable, verify_record
+from events.records.keys import trusted_keys
+from events.records.verify import Report, TrustedKeys, unreadable, verify_record
 from service.cli import main
 
 

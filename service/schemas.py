@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validate
 
-from events.application import MESSAGE_MAX_LENGTH
-from events.deadlines import MAX_MOVE_SECONDS, ON_EXPIRY
-from events.profiles import DIGEST_CHOICES, NOTIFY_CHOICES
-from events.webhook_urls import refused_address
+from events.accounts.profiles import DIGEST_CHOICES, NOTIFY_CHOICES
+from events.accounts.webhook_urls import refused_address
+from events.application.meeple import MESSAGE_MAX_LENGTH
+from events.domain.deadlines import MAX_MOVE_SECONDS, ON_EXPIRY
 from games.registry import GAMES
 
 STATUSES = ("open", "active", "ended")

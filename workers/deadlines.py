@@ -1,5 +1,6 @@
-"""Deadline jobs on the `notify` queue, run at their time by RQ's scheduler (events.dispatch
-schedules them). Both re-read the game: a turn that is over makes them do nothing."""
+"""Deadline jobs on the `notify` queue, run at their time by RQ's scheduler
+(events.application.dispatch schedules them). Both re-read the game: a turn that is over
+makes them do nothing."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from datetime import timedelta
 import structlog
 from rq import Queue
 
-from events.deadlines import due
+from events.domain.deadlines import due
 from events.exceptions import DeadlineNotDue, StaleDeadline
 from workers.jobs import _app
 from workers.notify import notify_player

@@ -1,7 +1,7 @@
 """The daily digest, for players whose profile says `digest: daily`.
 
-Their turn notices, table talk and game ends are held (`events.digests`) instead of sent,
-and one job a day (`digest-{player}-{day}`, at MEEPLE_DIGEST_HOUR o'clock UTC, by RQ's
+Their turn notices, table talk and game ends are held (`events.application.digests`) instead of
+sent, and one job a day (`digest-{player}-{day}`, at MEEPLE_DIGEST_HOUR o'clock UTC, by RQ's
 scheduler) sends a single message: the games awaiting them now, what was said at their
 tables and which games ended. Reminders of a deadline are never held: they are urgent.
 """
@@ -15,8 +15,8 @@ from typing import Any
 
 import structlog
 
-from events.digests import Digests
-from events.profiles import Profiles
+from events.accounts.profiles import Profiles
+from events.application.digests import Digests
 from workers.jobs import _app
 from workers.notify import deliver_email, post_signed
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from events import reply_tokens
+from events.mail import reply_tokens
 
 HOW_TO_REPLY = [
     "Reply with the codes of your moves: one code plays one move; several codes (one per",

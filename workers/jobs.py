@@ -6,13 +6,13 @@ import os
 
 import structlog
 
-from events.application import Meeple
-from events.dispatch import RQDispatcher
+from events.accounts.players import bot_player
+from events.application.dispatch import RQDispatcher
+from events.application.meeple import Meeple
+from events.domain.envelope import NewEvent
+from events.domain.table import Status
 from events.exceptions import GameOver, IllegalMoveError, NotYourTurn, VersionConflict
-from events.players import bot_player
-from events.ratings import Ratings
-from events.store import NewEvent
-from events.table import Status
+from events.readmodels.ratings import Ratings
 from games.bots import bot_rng, random_move
 
 log = structlog.get_logger()

@@ -23,11 +23,11 @@ from urllib.parse import unquote, urlsplit
 
 import structlog
 
-from events.digests import HELD_EVENTS, hold_for_digest
-from events.profiles import Profile, Profiles
-from events.table import Status, Table
-from events.visibility import table_view
-from events.webhook_urls import checked_address
+from events.accounts.profiles import Profile, Profiles
+from events.accounts.webhook_urls import checked_address
+from events.application.digests import HELD_EVENTS, hold_for_digest
+from events.domain.table import Status, Table
+from events.domain.visibility import table_view
 from workers.email_text import reply_to, turn_lines
 from workers.jobs import _app
 
@@ -152,7 +152,7 @@ def email_for(to: str, message: dict[str, Any], delivery: str) -> EmailMessage:
         lines += [f"Your move is due at {message['due_at']}; after that, {then}.", ""]
     if message["moves"]:
         lines += turn_lines(message)
-        address = reply_to(message)  # a fresh single-use token (events.reply_tokens)
+        address = reply_to(message)  # a fresh single-use token (events.mail.reply_tokens)
         if address:
             email["Reply-To"] = address
     elif message["result"]:

@@ -1,4 +1,4 @@
-"""The `notify` queue's answers to emailed replies that played nothing (events.email_replies):
+"""The `notify` queue's answers to emailed replies that played nothing (events.mail.email_replies):
 why, and the player's current moves under a fresh reply token."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from typing import Any
 
 import structlog
 
-from events.application import Meeple
+from events.accounts.profiles import Profiles
+from events.application.meeple import Meeple
 from events.exceptions import GameNotFound
-from events.profiles import Profiles
 from workers.email_text import reply_to, turn_lines
 from workers.jobs import _app
 from workers.notify import _message, deliver_email

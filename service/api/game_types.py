@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from events.ratings import Ratings
+from events.readmodels.ratings import Ratings
 from games.contract import Game
 from service.api import Blueprint
 from service.auth import meeple

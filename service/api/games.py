@@ -7,11 +7,11 @@ from typing import Any
 from flask import Response, request
 from werkzeug.exceptions import BadRequest
 
-from events.application import summary
+from events.accounts.players import Player
+from events.domain.table import Status, Table
+from events.domain.visibility import redact_log, table_view
 from events.exceptions import NotSeated
-from events.players import Player
-from events.table import Status, Table
-from events.visibility import redact_log, table_view
+from events.readmodels.lobby import summary
 from service.api import Blueprint
 from service.auth import current_player, meeple
 from service.errors import problem

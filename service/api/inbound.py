@@ -16,9 +16,9 @@ import marshmallow as ma
 from flask import current_app, request
 from werkzeug.exceptions import ServiceUnavailable, UnsupportedMediaType
 
-from events.email_replies import MAX_EMAIL_BYTES, OUTCOMES, EmailReplies, RQMailer
 from events.exceptions import Unauthorized
-from events.reply_tokens import secret_in
+from events.mail.email_replies import MAX_EMAIL_BYTES, OUTCOMES, EmailReplies, RQMailer
+from events.mail.reply_tokens import secret_in
 from service.api import Blueprint
 from service.auth import BEARER, meeple
 from service.errors import PROBLEM

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from events.lobby import awaited_players
+from events.readmodels.lobby import awaited_players
 from service.api import Blueprint
 from service.api.games import BEARER
 from service.auth import current_player, meeple

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from events.application import Meeple
-from events.envelope import Envelope
-from events.table import Table
+from events.application.meeple import Meeple
+from events.domain.envelope import Envelope
+from events.domain.table import Table
 from service.api import Blueprint
 from service.api.games import BEARER, IDEMPOTENCY, etag, idempotency_key
 from service.auth import current_player, meeple

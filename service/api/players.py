@@ -6,8 +6,8 @@ import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from events.players import Player
-from events.profiles import Profile, Profiles
+from events.accounts.players import Player
+from events.accounts.profiles import Profile, Profiles
 from service.api import Blueprint
 from service.auth import current_player, meeple
 from service.schemas import PlayerCreate, PlayerCreated, ProfileOut, ProfileUpdate, ProfileUpdated

@@ -8,11 +8,11 @@ from typing import Any
 from flask import Response, current_app, json, request
 from werkzeug.exceptions import BadRequest
 
+from events.domain.table import Status
 from events.exceptions import RecordInvalid
-from events.keys import Keyring
-from events.record import build_record, sign_record
-from events.table import Status
-from events.verify import verify_record
+from events.records.keys import Keyring
+from events.records.record import build_record, sign_record
+from events.records.verify import verify_record
 from service.api import Blueprint
 from service.api.games import BEARER
 from service.auth import current_player, meeple

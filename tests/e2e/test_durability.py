@@ -12,8 +12,8 @@ from typing import Any
 
 import redis
 
-from events.envelope import canonical_json, chain_breaks
-from events.store import EventStore
+from events.domain.envelope import canonical_json, chain_breaks
+from events.store.event_store import EventStore
 from tests.conftest import free_port, start_redis
 from tests.e2e.conftest import BIN, ROOT, Http, wait_for
 

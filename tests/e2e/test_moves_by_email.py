@@ -29,13 +29,13 @@ import pytest
 import redis
 from aiosmtpd.controller import Controller
 
-from events.application import Meeple
-from events.dispatch import RQDispatcher
-from events.players import Players
-from events.profiles import Profiles
-from events.record import build_record
-from events.table import Status
-from events.verify import verify_record
+from events.accounts.players import Players
+from events.accounts.profiles import Profiles
+from events.application.dispatch import RQDispatcher
+from events.application.meeple import Meeple
+from events.domain.table import Status
+from events.records.record import build_record
+from events.records.verify import verify_record
 from tests.conftest import free_port
 from tests.e2e.conftest import BIN, ROOT
 from tests.records.helpers import sign

@@ -15,8 +15,8 @@ from typing import Any
 
 import redis
 
-from events.store import EventStore
-from events.table import Table, evolve
+from events.domain.table import Table, evolve
+from events.store.event_store import EventStore
 from tests.e2e.conftest import Http
 
 TROBILS = "asking-for-trobils"

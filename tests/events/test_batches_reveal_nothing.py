@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 import redis
 
-from events.application import Meeple
+from events.accounts.players import Player
+from events.application.meeple import Meeple
+from events.domain.table import Table
 from events.exceptions import IllegalMoveError
-from events.players import Player
-from events.table import Table
 from games.bots import random_move
 from games.contract import Move
 from games.information import ends_batch, reveals

@@ -10,12 +10,16 @@ from typing import Any
 
 import pytest
 
-from events.deadlines import TurnClock, deadline_rule, format_time, parse_time, rank_resigned_last
-from events.exceptions import AlreadyResigned, DeadlineNotDue, StaleDeadline
-from events.offline import OfflineLog, reenact, seat_player
-from events.record import build_record
-from events.store import NewEvent
-from events.table import (
+from events.application.offline import OfflineLog, reenact, seat_player
+from events.domain.deadlines import (
+    TurnClock,
+    deadline_rule,
+    format_time,
+    parse_time,
+    rank_resigned_last,
+)
+from events.domain.envelope import NewEvent
+from events.domain.table import (
     Status,
     Table,
     decide_create,
@@ -26,7 +30,9 @@ from events.table import (
     decide_timeout,
     evolve,
 )
-from events.verify import verify_record
+from events.exceptions import AlreadyResigned, DeadlineNotDue, StaleDeadline
+from events.records.record import build_record
+from events.records.verify import verify_record
 from games.bots import bot_rng, random_move
 from games.registry import get_game
 from games.rng import Rng

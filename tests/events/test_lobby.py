@@ -9,8 +9,8 @@ from pathlib import Path
 
 import redis
 
-from events.application import Meeple
-from events.players import Player
+from events.accounts.players import Player
+from events.application.meeple import Meeple
 
 RP = "res-publica-2230ad"
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 import redis
 
-from events.application import Meeple
+from events.accounts.players import Player
+from events.application.meeple import Meeple
 from events.exceptions import VersionConflict
-from events.players import Player
 from games.bots import random_move
 from games.rng import Rng
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from events import reply_tokens
-from events.email_replies import pick
-from events.reply_text import html_to_text, own_lines, parse_message, reply_words
+from events.mail import reply_tokens
+from events.mail.email_replies import pick
+from events.mail.reply_text import html_to_text, own_lines, parse_message, reply_words
 
 SECRET = b"s" * 32
 

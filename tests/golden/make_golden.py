@@ -21,10 +21,10 @@ from typing import Any
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from events.keys import b64url_encode, key_id_of, raw_public_key
-from events.offline import extend, fixed_clock, play_offline
-from events.record import build_record, sign_record
-from events.store import NewEvent
+from events.application.offline import extend, fixed_clock, play_offline
+from events.domain.envelope import NewEvent
+from events.records.keys import b64url_encode, key_id_of, raw_public_key
+from events.records.record import build_record, sign_record
 from games.registry import get_game
 from games.rng import Rng
 

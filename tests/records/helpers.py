@@ -8,11 +8,11 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from events.envelope import GENESIS, Envelope, seal
-from events.keys import key_id_of
-from events.offline import fixed_clock, play_offline
-from events.record import build_record, sign_record
-from events.table import Table
+from events.application.offline import fixed_clock, play_offline
+from events.domain.envelope import GENESIS, Envelope, seal
+from events.domain.table import Table
+from events.records.keys import key_id_of
+from events.records.record import build_record, sign_record
 from games.registry import GAMES
 from games.rng import Rng
 

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from events.keys import b64url_encode, key_id_of, raw_public_key
-from events.record import build_record
+from events.records.keys import b64url_encode, key_id_of, raw_public_key
+from events.records.record import build_record
 from service.cli import main
 from tests.records.helpers import SEED, attacker_key, finished_record, forge, game, sign
 

@@ -9,8 +9,8 @@ from typing import Any
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from events.envelope import canonical_json
-from events.verify import Report, verify_record
+from events.domain.envelope import canonical_json
+from events.records.verify import Report, verify_record
 from tests.records.helpers import GAME_TYPES, finished_record
 
 JSON = st.recursive(

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from events.keys import trusted_keys
-from events.offline import reenact
-from events.verify import verify_record
+from events.application.offline import reenact
+from events.records.keys import trusted_keys
+from events.records.verify import verify_record
 from games.registry import GAMES
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from events.keys import (
+from events.records.keys import (
     Keyring,
     b64url_decode,
     b64url_encode,
@@ -18,8 +18,8 @@ from events.keys import (
     raw_public_key,
     trusted_keys,
 )
-from events.record import build_record, sign_record
-from events.verify import verify_record
+from events.records.record import build_record, sign_record
+from events.records.verify import verify_record
 from tests.records.helpers import GAME_TYPES, SEED, game
 
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from events.offline import OfflineLog, fixed_clock, play_offline, play_random_move
-from events.record import build_record
-from events.store import NewEvent
-from events.table import Status
-from events.verify import verify_record
+from events.application.offline import OfflineLog, fixed_clock, play_offline, play_random_move
+from events.domain.envelope import NewEvent
+from events.domain.table import Status
+from events.records.record import build_record
+from events.records.verify import verify_record
 from games.rng import Rng
 from tests.records.helpers import GAME_TYPES, SEED, sign
 

@@ -11,13 +11,12 @@ from typing import Any
 import pytest
 from cryptography.exceptions import InvalidSignature
 
-from events.envelope import canonical_json, envelope_hash
-from events.keys import b64url_decode, key_id_of, public_key_from_b64
-from events.offline import extend, fixed_clock, play_offline, reenact
-from events.record import FORMAT, build_record, sign_record, unsigned
-from events.store import NewEvent
-from events.table import Status, Table, evolve
-from events.verify import verify_record
+from events.application.offline import extend, fixed_clock, play_offline, reenact
+from events.domain.envelope import NewEvent, canonical_json, envelope_hash
+from events.domain.table import Status, Table, evolve
+from events.records.keys import b64url_decode, key_id_of, public_key_from_b64
+from events.records.record import FORMAT, build_record, sign_record, unsigned
+from events.records.verify import verify_record
 from games.rng import Rng
 from tests.records.helpers import GAME_TYPES, SEED, game, server_key, sign
 

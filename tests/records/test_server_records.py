@@ -8,11 +8,11 @@ import json
 import pytest
 import redis
 
-from events.application import Meeple
-from events.players import Player
-from events.record import build_record
-from events.table import Status
-from events.verify import verify_record
+from events.accounts.players import Player
+from events.application.meeple import Meeple
+from events.domain.table import Status
+from events.records.record import build_record
+from events.records.verify import verify_record
 from games.rng import Rng
 from service.cli_simulate import play_bot_moves
 from tests.records.helpers import GAME_TYPES, sign

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from events.keys import b64url_encode, raw_public_key, trusted_keys
-from events.verify import Report, verify_record
+from events.records.keys import b64url_encode, raw_public_key, trusted_keys
+from events.records.verify import Report, verify_record
 from tests.records.helpers import (
     GAME_TYPES,
     attacker_key,
@@ -33,7 +33,7 @@ Tamper = Callable[[Record], tuple[Record, str, str | None]]
 
 def server_keys() -> Any:
     public = server_key().public_key()
-    from events.keys import key_id_of
+    from events.records.keys import key_id_of
     return trusted_keys({"keys": [{"id": key_id_of(public), "alg": "Ed25519",
                                    "public_key": b64url_encode(raw_public_key(public))}]})
 
@@ -330,7 +330,7 @@ def test_an_illegal_move_is_reported_with_the_legal_ones(game_type: str) -> None
 def test_a_record_signed_by_an_untrusted_key_says_so() -> None:
     record = finished_record(GAME_TYPES[0])
     other = attacker_key().public_key()
-    from events.keys import key_id_of
+    from events.records.keys import key_id_of
     published = {"keys": [{"id": key_id_of(other), "alg": "Ed25519",
                            "public_key": b64url_encode(raw_public_key(other))}]}
 

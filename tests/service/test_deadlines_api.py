@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from events.deadlines import parse_time
+from events.domain.deadlines import parse_time
 from tests.service.conftest import RP, Caller
 
 

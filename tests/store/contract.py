@@ -16,9 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from events.envelope import GENESIS, Envelope, canonical_json, chain_breaks, seal
+from events.domain.envelope import GENESIS, Envelope, NewEvent, canonical_json, chain_breaks, seal
 from events.exceptions import IdempotencyKeyReused, VersionConflict
-from events.store import EventStore, NewEvent
+from events.store.event_store import EventStore
 
 MakeStore = Callable[[], EventStore]
 

@@ -16,9 +16,9 @@ from redis.backoff import NoBackoff
 from redis.crc import key_slot
 from redis.retry import Retry
 
-from events.envelope import Envelope, canonical_json, chain_breaks
+from events.domain.envelope import Envelope, canonical_json, chain_breaks
 from events.exceptions import VersionConflict
-from events.store import (
+from events.store.event_store import (
     IDEMPOTENCY_TTL_SECONDS,
     EventStore,
     NewEvent,

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from flask import Flask
 
-from events.application import Meeple
+from events.application.meeple import Meeple
 from service import create_app
 from tests.workers.helpers import Receiver
 

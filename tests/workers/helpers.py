@@ -15,10 +15,10 @@ from typing import Any
 from flask import Flask
 from rq import Queue, SimpleWorker
 
-from events.application import Meeple
-from events.dispatch import human_actors
-from events.players import Player
-from events.table import Table
+from events.accounts.players import Player
+from events.application.dispatch import human_actors
+from events.application.meeple import Meeple
+from events.domain.table import Table
 from games.bots import random_move
 from games.rng import Rng
 from tests.service.conftest import Caller

@@ -17,12 +17,12 @@ import redis
 from rq.registry import ScheduledJobRegistry
 from rq.scheduler import SCHEDULER_KEY_TEMPLATE, RQScheduler
 
-from events.application import Meeple
-from events.deadlines import parse_time
-from events.dispatch import RQDispatcher
-from events.players import Player
-from events.profiles import Profiles
-from events.table import Table
+from events.accounts.players import Player
+from events.accounts.profiles import Profiles
+from events.application.dispatch import RQDispatcher
+from events.application.meeple import Meeple
+from events.domain.deadlines import parse_time
+from events.domain.table import Table
 from service.cli_deadlines import reclaim_scheduler_locks, resync
 from tests.workers.helpers import Receiver
 from workers.deadlines import expire, remind

@@ -22,12 +22,12 @@ import pytest
 import redis
 from rq.registry import ScheduledJobRegistry
 
-from events.application import Meeple
-from events.deadlines import parse_time
-from events.dispatch import RQDispatcher
-from events.players import Player
-from events.profiles import Profiles
-from events.table import Table
+from events.accounts.players import Player
+from events.accounts.profiles import Profiles
+from events.application.dispatch import RQDispatcher
+from events.application.meeple import Meeple
+from events.domain.deadlines import parse_time
+from events.domain.table import Table
 from tests.conftest import free_port, start_redis
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -15,10 +15,10 @@ from rq import Queue
 from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 
-from events.application import Meeple
-from events.digests import Digests, next_digest_at
-from events.players import Player
-from events.table import Table
+from events.accounts.players import Player
+from events.application.digests import Digests, next_digest_at
+from events.application.meeple import Meeple
+from events.domain.table import Table
 from games.rng import Rng
 from tests.conftest import free_port
 from tests.workers.helpers import (

@@ -17,12 +17,12 @@ from flask import Flask
 from flask.testing import FlaskClient
 from rq import Queue, SimpleWorker
 
-from events.application import Meeple
-from events.email_replies import EmailReplies, RQMailer
-from events.players import Player
-from events.profiles import Profiles
-from events.reply_tokens import secret_in
-from events.table import Table, decide_moves
+from events.accounts.players import Player
+from events.accounts.profiles import Profiles
+from events.application.meeple import Meeple
+from events.domain.table import Table, decide_moves
+from events.mail.email_replies import EmailReplies, RQMailer
+from events.mail.reply_tokens import secret_in
 from service import create_app
 from service.cli_smtpd import make_controller
 from tests.conftest import free_port

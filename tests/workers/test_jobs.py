@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from rq import Queue, SimpleWorker
 
-from events.application import Meeple
-from events.dispatch import RQDispatcher
-from events.players import Player
-from events.ratings import Ratings
-from events.table import Status
+from events.accounts.players import Player
+from events.application.dispatch import RQDispatcher
+from events.application.meeple import Meeple
+from events.domain.table import Status
+from events.readmodels.ratings import Ratings
 from games.bots import random_move
 from games.rng import Rng
 from workers.jobs import play_bot_turn, score_game

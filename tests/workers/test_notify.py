@@ -11,10 +11,10 @@ import pytest
 from flask import Flask
 from rq import Queue
 
-from events.application import Meeple
-from events.players import Player
-from events.profiles import Profiles
-from events.table import Status, Table
+from events.accounts.players import Player
+from events.accounts.profiles import Profiles
+from events.application.meeple import Meeple
+from events.domain.table import Status, Table
 from games.rng import Rng
 from tests.service.conftest import Caller
 from tests.workers.helpers import Receiver, caller, emails, newly_actors, one_move, run_worker

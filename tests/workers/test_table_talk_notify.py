@@ -9,7 +9,7 @@ from pathlib import Path
 from flask import Flask
 from rq import Queue
 
-from events.application import Meeple
+from events.application.meeple import Meeple
 from tests.workers.helpers import (
     Receiver,
     caller,

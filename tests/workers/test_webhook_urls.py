@@ -14,9 +14,9 @@ from typing import Any, ClassVar
 import pytest
 from flask import Flask
 
-from events.application import Meeple
-from events.profiles import Profiles
-from events.webhook_urls import refused_address
+from events.accounts.profiles import Profiles
+from events.accounts.webhook_urls import refused_address
+from events.application.meeple import Meeple
 from tests.workers.helpers import Receiver, caller
 from tests.workers.test_smtp_transport import self_signed
 from workers.notify import DeliveryFailed, post_signed

@@ -29,18 +29,11 @@ from typing import Any
 
 import redis
 
-from events.envelope import GENESIS, Envelope, canonical_json, seal
+from events.domain.envelope import GENESIS, Envelope, NewEvent, canonical_json, seal
 from events.exceptions import IdempotencyKeyReused, VersionConflict
 
 IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60
 _HERE = Path(__file__).parent
-
-
-@dataclass(frozen=True)
-class NewEvent:
-    type: str
-    data: dict[str, Any]
-    by: str  # player id, bot name or "system"
 
 
 @dataclass(frozen=True)

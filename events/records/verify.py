@@ -1,4 +1,4 @@
-"""Verify a game record (events.record) offline: no server, no Redis, only the rules code.
+"""Verify a game record (events.records.record) offline: no server, no Redis, only the rules code.
 
 `verify_record(record)` runs every check it can and reports every problem it finds:
 
@@ -6,7 +6,7 @@
 2. signature: Ed25519 by the embedded public key over the canonical record without
    "signature"; the key id is that key's id; with `trusted_keys`, the key is trusted;
 3. hash chain: versions 1..n without gap or repeat, each `prev` the hash before, each
-   `hash` the SHA-256 of its envelope's canonical JSON (events.envelope);
+   `hash` the SHA-256 of its envelope's canonical JSON (events.domain.envelope);
 4. header: what "game" and "seed_commitment" say equals what GameCreated and SeatTaken say;
    the game type and its rules_version are the ones this code has;
 5. seed: SHA-256(seed) is the commitment, and SeedRevealed, right after GameEnded, carries it;
@@ -14,7 +14,7 @@
    seat is taken), then every move with the rng of its version: its seat must be an actor,
    its id a legal move, its facts exactly the ones the rules produce; GameEnded exactly when
    the game is over, with the rules' score sheet, which the record's "scores" repeat;
-7. deadlines (events.deadlines), for a table with one: each TurnTimedOut names a seat on the
+7. deadlines (events.domain.deadlines), for a table with one: each TurnTimedOut names a seat on the
    clock started at that version and comes at or after its deadline; then, at a "resign"
    table, that seat's PlayerResigned at once; a MovePlayed by "system" only for a resigned
    seat or one timed out at a "bot" table, until it stops acting (which moves the bot chose
@@ -48,14 +48,21 @@ from typing import Any
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from events.deadlines import TurnClock, due, is_rule, next_clocks, parse_time, rank_resigned_last
-from events.envelope import GENESIS, canonical_json, envelope_hash
-from events.keys import ALG, b64url_decode, key_id_of, public_key_from_b64, raw_public_key
+from events.domain.deadlines import (
+    TurnClock,
+    due,
+    is_rule,
+    next_clocks,
+    parse_time,
+    rank_resigned_last,
+)
+from events.domain.envelope import GENESIS, canonical_json, envelope_hash
+from events.records.keys import ALG, b64url_decode, key_id_of, public_key_from_b64, raw_public_key
 from games.contract import Game, State
 from games.registry import GAMES
 from games.rng import Rng
 
-FORMAT = "meeple-record/1"  # the same as events.record.FORMAT (kept apart: no Table import)
+FORMAT = "meeple-record/1"  # the same as events.records.record.FORMAT (kept apart: no Table import)
 TrustedKeys = Callable[[str], Ed25519PublicKey | None]
 
 # Top-level fields in record order: problems are sorted by it.
@@ -631,9 +638,9 @@ class _Replay:
         self.options: dict[str, Any] = created["options"]
         self.players: dict[int, str] = {}  # seat -> player id
         self.bots: set[int] = set()
-        # Deadlines (events.deadlines): the rule, the turn clocks, the seats that resigned (in
-        # order), the timed-out seats the system plays until they stop acting, and a seat
-        # whose PlayerResigned must come next (a timed-out turn at a "resign" table).
+        # Deadlines (events.domain.deadlines): the rule, the turn clocks, the seats that
+        # resigned (in order), the timed-out seats the system plays until they stop acting,
+        # and a seat whose PlayerResigned must come next (a timed-out turn at a "resign" table).
         self.rule: dict[str, Any] | None = created.get("deadline")
         self.clocks: tuple[TurnClock, ...] = ()
         self.resigned: list[int] = []
@@ -857,7 +864,7 @@ class _Replay:
                       if seat not in self.bots and seat not in self.resigned)
 
     def tick(self, envelope: dict[str, Any]) -> None:
-        """The turn clocks after an event, as events.table.evolve keeps them."""
+        """The turn clocks after an event, as events.domain.table.evolve keeps them."""
         kind = envelope["type"]
         if self.rule is None or kind == "MessagePosted":
             return

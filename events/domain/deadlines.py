@@ -6,7 +6,7 @@ at which they became an actor. When the clock runs out, TurnTimedOut is appended
 the table's consequence: a bot plays the seat's turn ("bot"), or the seat resigns
 ("resign": PlayerResigned, after which the bot plays that seat to the end and it ranks last).
 
-No Table import here: events.verify re-checks records with these same functions.
+No Table import here: events.records.verify re-checks records with these same functions.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The use cases: the only code that writes to the event store.
 
 Each use case loads a table (snapshot + the events after it), decides the new
-events with the pure functions of `events.table`, appends them atomically with
+events with the pure functions of `events.domain.table`, appends them atomically with
 the expected version, then refreshes the caches (snapshot, lobby) and tells
 the dispatcher, which queues follow-up work (bot turns, scoring).
 """
@@ -10,35 +10,21 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any
 
 import redis
 from marshmallow import ValidationError
 
-from events.deadlines import deadline_rule, min_move_seconds
-from events.envelope import Envelope, canonical_json
-from events.exceptions import (
-    GameExists,
-    GameNotFound,
-    IdempotencyKeyReused,
-    InvalidMessage,
-    InvalidOptions,
-    MeepleError,
-    NotSeated,
-    UnknownGameType,
-    VersionConflict,
-    VersionNotFound,
-)
-from events.lobby import Lobby
-from events.players import Player, Players, bot_player
-from events.store import EventStore, NewEvent
-from events.table import (
+from events.accounts.players import Player, Players, bot_player
+from events.application.dispatch import Dispatcher, NoDispatch
+from events.application.lru import LRU
+from events.domain.deadlines import deadline_rule, min_move_seconds
+from events.domain.envelope import Envelope, NewEvent, canonical_json
+from events.domain.table import (
     Decision,
     Status,
     Table,
@@ -51,6 +37,20 @@ from events.table import (
     decide_timeout,
     evolve,
 )
+from events.exceptions import (
+    GameExists,
+    GameNotFound,
+    IdempotencyKeyReused,
+    InvalidMessage,
+    InvalidOptions,
+    MeepleError,
+    NotSeated,
+    UnknownGameType,
+    VersionConflict,
+    VersionNotFound,
+)
+from events.readmodels.lobby import Lobby, summary
+from events.store.event_store import EventStore
 from games.contract import Game, Move
 from games.registry import GAMES, UnknownGame, get_game
 
@@ -61,50 +61,6 @@ SNAPSHOT_EVERY = 25
 CACHE_SIZE = 512
 # Table talk: at most this many characters once surrounding whitespace is stripped.
 MESSAGE_MAX_LENGTH = 500
-
-T = TypeVar("T")
-
-
-class LRU(Generic[T]):
-    """A small thread-safe least-recently-used map (gunicorn threads share one)."""
-
-    def __init__(self, size: int) -> None:
-        self._size = size
-        self._items: OrderedDict[str, T] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: str) -> T | None:
-        with self._lock:
-            item = self._items.get(key)
-            if item is not None:
-                self._items.move_to_end(key)
-            return item
-
-    def put(self, key: str, item: T) -> None:
-        with self._lock:
-            self._items[key] = item
-            self._items.move_to_end(key)
-            while len(self._items) > self._size:
-                self._items.popitem(last=False)
-
-
-class Dispatcher(Protocol):
-    def after_commit(self, table: Table, before: Table | None = None,
-                     by: str | None = None) -> None: ...
-
-    def after_message(self, table: Table, envelope: Envelope) -> None: ...
-
-
-class NoDispatch:
-    """For in-process runs (simulations, tests of the core): nothing is queued."""
-
-    def after_commit(self, table: Table, before: Table | None = None,
-                     by: str | None = None) -> None:
-        return None
-
-    def after_message(self, table: Table, envelope: Envelope) -> None:
-        return None
-
 
 @dataclass(frozen=True)
 class MovesResult:
@@ -118,25 +74,6 @@ class MessageResult:
     table: Table
     envelope: Envelope
     replayed: bool
-
-
-def summary(table: Table) -> dict[str, Any]:
-    """The public, secret-free description of a table (lobby entries, list pages)."""
-    return {
-        "id": table.id,
-        "type": table.type,
-        "status": table.status.value,
-        "version": table.version,
-        "seat_count": table.seat_count,
-        "seats": [
-            {"seat": s.seat, "player_id": s.player_id, "name": s.name, "bot": s.bot,
-             "resigned": s.seat in table.resigned}
-            for s in table.seats
-        ],
-        "actors": table.actors(),
-        "created_at": table.created_at,
-        "updated_at": table.updated_at,
-    }
 
 
 class Meeple:
@@ -192,7 +129,7 @@ class Meeple:
     ) -> Table:
         """Open a table. With an idempotency key the game id is derived from it, so a
         retried request finds the game the first one made instead of making another.
-        `deadline`: {"hours", "on_expiry"} (events.deadlines), or None for no time limit."""
+        `deadline`: {"hours", "on_expiry"} (events.domain.deadlines), or None for no time limit."""
         game = self.game_type(game_type)
         clean_options = self._validate_options(game, options or {})
         rule = self._deadline_rule(deadline)
@@ -320,7 +257,7 @@ class Meeple:
         after = self._fold(table, result.envelopes, self._seed(game_id))
         return self._committed(after, len(result.envelopes), before=table)
 
-    # --- deadlines (events.deadlines) ---------------------------------------
+    # --- deadlines (events.domain.deadlines) ---------------------------------------
 
     def expire_turn(self, game_id: str, seat: int, started: int) -> Table:
         """The deadline of `seat`'s turn that started at version `started` has passed:

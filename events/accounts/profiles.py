@@ -12,7 +12,7 @@ from typing import Any
 
 import redis
 
-from events.envelope import now_iso
+from events.domain.envelope import now_iso
 
 NOTIFY_CHOICES = ("email", "webhook", "none")
 DIGEST_CHOICES = ("each", "daily")

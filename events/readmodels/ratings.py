@@ -12,7 +12,7 @@ from typing import Any
 import redis
 from openskill.models import PlackettLuce
 
-from events.table import Table
+from events.domain.table import Table
 
 _MODEL = PlackettLuce()
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from events.envelope import Envelope
-from events.table import Table
+from events.domain.envelope import Envelope
+from events.domain.table import Table
 from games.contract import Fact
 
 

@@ -14,6 +14,8 @@ from typing import Any
 
 import redis
 
+from events.domain.table import Table
+
 # KEYS: summary hash, then the index sorted sets to add to (first those scored by creation
 # time, then those scored by last change), then those to remove from.
 # ARGV: game id, version, summary json, creation score, number of creation-scored add keys,
@@ -135,6 +137,25 @@ class Lobby:
         total = int(self._redis.zcard(index))
         ids = self._redis.zrevrange(index, offset, offset + limit - 1)
         return Page(self._summaries(ids), total, offset, limit)
+
+
+def summary(table: Table) -> dict[str, Any]:
+    """The public, secret-free description of a table (lobby entries, list pages)."""
+    return {
+        "id": table.id,
+        "type": table.type,
+        "status": table.status.value,
+        "version": table.version,
+        "seat_count": table.seat_count,
+        "seats": [
+            {"seat": s.seat, "player_id": s.player_id, "name": s.name, "bot": s.bot,
+             "resigned": s.seat in table.resigned}
+            for s in table.seats
+        ],
+        "actors": table.actors(),
+        "created_at": table.created_at,
+        "updated_at": table.updated_at,
+    }
 
 
 def awaited_players(summary: dict[str, Any]) -> set[str]:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import redis
 
-from events.envelope import now_iso
+from events.domain.envelope import now_iso
 from events.exceptions import NotFound, Unauthorized
 
 BOT_PREFIX = "bot:"

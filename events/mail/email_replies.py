@@ -1,6 +1,6 @@
 """Moves by email: an emailed reply to a turn email plays the codes it names, all or nothing.
 
-The reply address carries a reply token (`events.reply_tokens`) naming game, seat and the
+The reply address carries a reply token (`events.mail.reply_tokens`) naming game, seat and the
 version the email was written at. A reply is
 
 - forged: no token, a token this server did not sign, or one naming no game or seat;
@@ -30,9 +30,10 @@ import structlog
 from rq import Queue, Retry
 from rq.job import Job
 
-from events import reply_tokens
-from events.application import Meeple
-from events.dispatch import NOTIFY_PLAYER, retry_intervals
+from events.accounts.profiles import Profiles
+from events.application.dispatch import NOTIFY_PLAYER, retry_intervals
+from events.application.meeple import Meeple
+from events.domain.table import Status, Table, decide_moves
 from events.exceptions import (
     GameNotFound,
     GameOver,
@@ -40,9 +41,8 @@ from events.exceptions import (
     NotYourTurn,
     VersionConflict,
 )
-from events.profiles import Profiles
-from events.reply_text import MAX_WORDS, parse_message, raw_headers, reply_words
-from events.table import Status, Table, decide_moves
+from events.mail import reply_tokens
+from events.mail.reply_text import MAX_WORDS, parse_message, raw_headers, reply_words
 from games.contract import Move
 
 log = structlog.get_logger()

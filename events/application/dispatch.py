@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import os
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 import redis
 from rq import Queue, Retry
 from rq.job import Job
 
-from events.deadlines import TurnClock, due, reminder_time
-from events.profiles import Profiles
-from events.table import Status, Table
+from events.accounts.profiles import Profiles
+from events.domain.deadlines import TurnClock, due, reminder_time
+from events.domain.envelope import Envelope
+from events.domain.table import Status, Table
 
 BOT_TURN = "workers.jobs.play_bot_turn"
 SCORE_GAME = "workers.jobs.score_game"
@@ -27,6 +28,24 @@ EXPIRE = "workers.deadlines.expire"
 # Seconds between a failed notification's retries (MEEPLE_NOTIFY_RETRY_INTERVALS, comma-separated;
 # tests use zeros). RQ retries as many times as there are intervals.
 DEFAULT_RETRY_INTERVALS = (10, 30, 60, 300, 900)
+
+
+class Dispatcher(Protocol):
+    def after_commit(self, table: Table, before: Table | None = None,
+                     by: str | None = None) -> None: ...
+
+    def after_message(self, table: Table, envelope: Envelope) -> None: ...
+
+
+class NoDispatch:
+    """For in-process runs (simulations, tests of the core): nothing is queued."""
+
+    def after_commit(self, table: Table, before: Table | None = None,
+                     by: str | None = None) -> None:
+        return None
+
+    def after_message(self, table: Table, envelope: Envelope) -> None:
+        return None
 
 
 def retry_intervals() -> list[int]:

@@ -16,7 +16,7 @@ import redis
 from rq import Queue, Retry
 from rq.job import Job
 
-from events.dispatch import retry_intervals
+from events.application.dispatch import retry_intervals
 
 SEND_DIGEST = "workers.digest.send_digest"
 # The notices a digest carries in place of a message each (never deadline reminders).

@@ -9,8 +9,8 @@ part) and at most 64 characters with the `play+` prefix (RFC 5321's local-part l
     <game_id>-<seat>-<version>-<nonce>-<mac>    nonce: 8, mac: 16 base32 characters
 
 The secret is a file beside the record signing keys (MEEPLE_KEYS_DIR), created on first use
-the way `events.keys` creates `current`: written under a temporary name, then linked, so that
-processes starting together agree on one secret.
+the way `events.records.keys` creates `current`: written under a temporary name, then
+linked, so that processes starting together agree on one secret.
 """
 
 from __future__ import annotations

@@ -10,12 +10,22 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 GENESIS = "0" * 64
 
 Envelope = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    """An event a decider wants appended; the store gives it its v, at, prev and hash."""
+
+    type: str
+    data: dict[str, Any]
+    by: str  # player id, bot name or "system"
 
 
 def canonical_json(value: Any) -> bytes:

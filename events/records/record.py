@@ -13,7 +13,7 @@
      "signature": {"alg": "Ed25519", "key_id", "public_key", "value"}}
 
 The signature is over `canonical_json` of the record without "signature". A complete
-record can be verified offline with the games' rules code alone (events.verify); an
+record can be verified offline with the games' rules code alone (events.records.verify); an
 incomplete one is only one caller's view and says so. The header duplicates what the
 events say (for readers); the verifier checks that they agree.
 """
@@ -26,10 +26,10 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from events.envelope import Envelope, canonical_json
-from events.keys import ALG, b64url_encode, key_id_of, raw_public_key
-from events.table import Status, Table
-from events.visibility import redact_log
+from events.domain.envelope import Envelope, canonical_json
+from events.domain.table import Status, Table
+from events.domain.visibility import redact_log
+from events.records.keys import ALG, b64url_encode, key_id_of, raw_public_key
 
 FORMAT = "meeple-record/1"
 

@@ -1,4 +1,4 @@
-"""Whole games without a store: the decider and `evolve` of events.table, envelopes sealed
+"""Whole games without a store: the decider and `evolve` of events.domain.table, envelopes sealed
 in memory. For tests, golden records and benchmarks, and to re-enact a record's commands.
 
 The events are exactly those the use cases would append (same deciders, same sealing); only
@@ -13,10 +13,9 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from events.envelope import GENESIS, Envelope, now_iso, seal
-from events.players import bot_player
-from events.store import NewEvent
-from events.table import (
+from events.accounts.players import bot_player
+from events.domain.envelope import GENESIS, Envelope, NewEvent, now_iso, seal
+from events.domain.table import (
     Status,
     Table,
     after_append,

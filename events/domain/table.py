@@ -14,7 +14,8 @@ from datetime import datetime
 from enum import Enum
 from typing import Any
 
-from events.deadlines import TurnClock, due, format_time, next_clocks, rank_resigned_last
+from events.domain.deadlines import TurnClock, due, format_time, next_clocks, rank_resigned_last
+from events.domain.envelope import NewEvent
 from events.exceptions import (
     AlreadyResigned,
     DeadlineNotDue,
@@ -29,7 +30,6 @@ from events.exceptions import (
     SeatTaken,
     StaleDeadline,
 )
-from events.store import NewEvent
 from games.bots import bot_rng, random_move
 from games.contract import Game, IllegalMove, Move, State, find_move
 from games.information import ends_batch
@@ -70,7 +70,7 @@ class Table:
     result: dict[str, Any] | None = None  # the score sheet, once ended
     revealed_seed: str | None = None
     ratings: list[dict[str, Any]] | None = None
-    # Deadlines (events.deadlines): the rule from GameCreated, one clock per person who must
+    # Deadlines (events.domain.deadlines): the rule from GameCreated, one clock per person who must
     # act (only when there is a rule), and the seats that resigned, in order.
     deadline: dict[str, Any] | None = None
     clocks: tuple[TurnClock, ...] = ()

@@ -1,0 +1,1 @@
+"""Players: accounts and API keys, notification profiles, where a webhook may point."""
