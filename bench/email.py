@@ -43,12 +43,12 @@ from bench.harness import (
     private_redis,
     progress,
 )
+from cli.embedded_redis import free_port
 from events.accounts.players import Players
 from events.accounts.profiles import Profiles
 from events.application.dispatch import RQDispatcher
 from events.application.meeple import Meeple
 from events.domain.table import Status
-from service.embedded_redis import free_port
 
 BIN = Path(sys.executable).parent
 GAME = "res-publica-2230ad"

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from service.embedded_redis import EmbeddedRedis, die_with_parent, free_port
+from cli.embedded_redis import EmbeddedRedis, die_with_parent, free_port
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 GUNICORN_CONF = REPO_ROOT / "deploy" / "gunicorn.conf.py"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import click
 from flask import Flask
 from flask_smorest import Api
 
@@ -66,11 +65,3 @@ def spec_dict(app: Flask) -> dict[str, Any]:
     api: MeepleApi = app.extensions["meeple_api"]
     data: dict[str, Any] = api.spec.to_dict()
     return data
-
-
-@click.command("openapi")
-def openapi_command() -> None:
-    """Print openapi.yaml as generated from the code."""
-    from service import create_app
-
-    click.echo(spec_yaml(create_app({"DISPATCH": False})), nl=False)

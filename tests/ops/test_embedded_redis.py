@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from service.embedded_redis import EmbeddedRedis, free_port, port_is_free
+from cli.embedded_redis import EmbeddedRedis, free_port, port_is_free
 
 
 def test_writes_survive_a_stop_and_restart(tmp_path: Path) -> None:

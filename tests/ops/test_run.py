@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from service.embedded_redis import free_port, port_is_free
+from cli.embedded_redis import free_port, port_is_free
 
 MEEPLE = Path(sys.executable).parent / "meeple"
 STARTUP_SECONDS = 60  # gunicorn imports the whole app; CI machines are small

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from service.cli import Supervisor
+from cli.supervisor import Supervisor
 
 
 @pytest.fixture()

@@ -11,7 +11,7 @@ import redis
 from click.testing import CliRunner
 from rq import Queue
 
-from service.cli import main
+from cli.main import main
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 MEEPLE = Path(sys.executable).parent / "meeple"

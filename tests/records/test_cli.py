@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from cli.main import main
 from events.records.keys import b64url_encode, key_id_of, raw_public_key
 from events.records.record import build_record
-from service.cli import main
 from tests.records.helpers import SEED, attacker_key, finished_record, forge, game, sign
 
 GOLDEN_KEYS = Path(__file__).resolve().parents[1] / "golden" / "keys.json"

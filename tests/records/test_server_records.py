@@ -8,13 +8,13 @@ import json
 import pytest
 import redis
 
+from cli.simulate import play_bot_moves
 from events.accounts.players import Player
 from events.application.meeple import Meeple
 from events.domain.table import Status
 from events.records.record import build_record
 from events.records.verify import verify_record
 from games.rng import Rng
-from service.cli_simulate import play_bot_moves
 from tests.records.helpers import GAME_TYPES, sign
 from workers.jobs import score_game
 

@@ -156,7 +156,7 @@ def test_before_the_end_the_record_is_the_callers_redacted_view(alice, bob, clie
 def test_after_a_key_rotation_old_records_still_verify(app, alice, client, finished):
     from click.testing import CliRunner
 
-    from service.cli import main
+    from cli.main import main
 
     game_id, old = finished
     rotated = CliRunner().invoke(main, ["keys", "rotate", "--dir", app.config["KEYS_DIR"]])

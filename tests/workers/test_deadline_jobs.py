@@ -17,13 +17,13 @@ import redis
 from rq.registry import ScheduledJobRegistry
 from rq.scheduler import SCHEDULER_KEY_TEMPLATE, RQScheduler
 
+from cli.deadlines import reclaim_scheduler_locks, resync
 from events.accounts.players import Player
 from events.accounts.profiles import Profiles
 from events.application.dispatch import RQDispatcher
 from events.application.meeple import Meeple
 from events.domain.deadlines import parse_time
 from events.domain.table import Table
-from service.cli_deadlines import reclaim_scheduler_locks, resync
 from tests.workers.helpers import Receiver
 from workers.deadlines import expire, remind
 

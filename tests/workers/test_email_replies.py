@@ -17,6 +17,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from rq import Queue, SimpleWorker
 
+from cli.smtpd import make_controller
 from events.accounts.players import Player
 from events.accounts.profiles import Profiles
 from events.application.meeple import Meeple
@@ -24,7 +25,6 @@ from events.domain.table import Table, decide_moves
 from events.mail.email_replies import EmailReplies, RQMailer
 from events.mail.reply_tokens import secret_in
 from service import create_app
-from service.cli_smtpd import make_controller
 from tests.conftest import free_port
 from tests.service.conftest import Caller
 from tests.workers.conftest import INBOUND_SECRET

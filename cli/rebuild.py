@@ -8,10 +8,9 @@ import click
 import redis
 
 from events.application.meeple import Meeple
-from service.cli import main
 
 
-@main.command("rebuild-lobby")
+@click.command("rebuild-lobby")
 def rebuild_lobby() -> None:
     """Re-derive every game's lobby entry from its events (safe to run at any time)."""
     url = os.environ.get("MEEPLE_REDIS_URL")

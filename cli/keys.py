@@ -8,7 +8,6 @@ from pathlib import Path
 import click
 
 from events.records.keys import Keyring
-from service.cli import main
 
 KEYS_DIR = click.option(
     "--dir", "directory", type=click.Path(file_okay=False, path_type=Path),
@@ -16,7 +15,7 @@ KEYS_DIR = click.option(
     show_default="$MEEPLE_KEYS_DIR or var/keys", help="Where the private keys are kept.")
 
 
-@main.group("keys")
+@click.group("keys")
 def keys() -> None:
     """The keys that sign game records (GET /v1/keys publishes their public halves)."""
 

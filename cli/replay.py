@@ -15,12 +15,11 @@ from typing import Any
 
 import click
 
+from cli.verify import read_json
 from events.domain.envelope import Envelope
 from events.domain.table import Status, Table, evolve
 from events.domain.visibility import redact_envelope, table_view
 from events.records.verify import verify_record
-from service.cli import main
-from service.cli_verify import read_json
 
 ALL = "all"
 HELP = "commands: n next, p previous, j N jump to version N, s SEAT | s all view as, q quit"
@@ -165,7 +164,7 @@ def apply(replay: Replay, word: str, argument: str, version: int,
     raise ValueError(f"unknown command {word!r}")
 
 
-@main.command("replay")
+@click.command("replay")
 @click.argument("record_file", metavar="RECORD.json",
                 type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--as", "as_seat", default=ALL, show_default=True, metavar="SEAT|all",

@@ -24,7 +24,6 @@ from events.application.dispatch import RQDispatcher
 from events.application.meeple import Meeple
 from events.mail.email_replies import MAX_EMAIL_BYTES, EmailReplies, RQMailer
 from events.mail.reply_tokens import LOCAL_PREFIX, default_secret
-from service.cli import main
 
 log = structlog.get_logger("meeple")
 DEFAULT_PORT = 2525
@@ -64,7 +63,7 @@ def make_controller(host: str, port: int, replies: EmailReplies) -> Controller:
                       data_size_limit=MAX_EMAIL_BYTES)
 
 
-@main.command("smtpd")
+@click.command("smtpd")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=DEFAULT_PORT, show_default=True, type=int,
               envvar="MEEPLE_SMTPD_PORT", help="Also from MEEPLE_SMTPD_PORT.")

@@ -30,7 +30,6 @@ from rq.utils import utcparse
 from events.application.dispatch import RQDispatcher
 from events.application.meeple import Meeple
 from events.exceptions import MeepleError
-from service.cli import main
 
 log = structlog.get_logger("meeple")
 
@@ -106,7 +105,7 @@ def prepare_scheduler(client: redis.Redis, queues: Iterable[str]) -> None:
     log.info("deadlines resynced", games=games, turns=turns)
 
 
-@main.group()
+@click.group()
 def deadlines() -> None:
     """Time limits per move: reminders and expiries on RQ's scheduler."""
 

@@ -16,6 +16,7 @@ import click
 import redis
 from tqdm import tqdm
 
+from cli.embedded_redis import EmbeddedRedis, free_port
 from events.accounts.players import Player, bot_player
 from events.application.meeple import Meeple
 from events.domain.table import Status, Table
@@ -23,8 +24,6 @@ from events.exceptions import MeepleError
 from games.bots import random_move
 from games.information import ends_batch
 from games.rng import Rng
-from service.cli import main
-from service.embedded_redis import EmbeddedRedis, free_port
 
 HOST = Player("p_simulator", "simulator")
 MOVE_LIMIT = 50_000  # a game longer than this counts as an error (it would never end)
@@ -126,7 +125,7 @@ def _play_indexed(task: tuple[str, int, str, int, int]) -> Outcome:
     return play_one(_app, game_type, players, rng, batch)
 
 
-@main.command("simulate")
+@click.command("simulate")
 @click.argument("game_type")
 @click.option("--games", default=100, show_default=True, help="Games per player count.")
 @click.option("--players", type=int, default=None,

@@ -11,7 +11,6 @@ import click
 
 from events.records.keys import trusted_keys
 from events.records.verify import Report, TrustedKeys, unreadable, verify_record
-from service.cli import main
 
 
 def read_json(path: Path) -> Any:
@@ -66,7 +65,7 @@ def _checked_text(checked: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
-@main.command("verify")
+@click.command("verify")
 @click.argument("record_file", metavar="RECORD.json",
                 type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--keys", "keys_file", metavar="KEYS.json", default=None,

@@ -1,0 +1,73 @@
+"""The `meeple` command line (DESIGN §6): one click group, one module per command.
+
+`COMMANDS` maps each command to the module that defines it. A module is imported only when
+its command runs (or `--help` lists them all), so `meeple run` never depends on, say, the
+SMTP listener's imports, and no command module imports this one: there is no cycle.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import sys
+
+import click
+import structlog
+
+# command name -> "module:attribute" of its click command or group
+COMMANDS = {
+    "deadlines": "cli.deadlines:deadlines",
+    "keys": "cli.keys:keys",
+    "openapi": "cli.openapi:openapi",
+    "rebuild-lobby": "cli.rebuild:rebuild_lobby",
+    "replay": "cli.replay:replay",
+    "run": "cli.run:run",
+    "simulate": "cli.simulate:simulate",
+    "smtpd": "cli.smtpd:smtpd",
+    "verify": "cli.verify:verify",
+    "worker": "cli.worker:worker",
+}
+
+
+def configure_logging(level: str = "INFO") -> None:
+    """structlog to stderr: readable in a terminal, one JSON object a line under systemd."""
+    renderer: structlog.typing.Processor = (
+        structlog.dev.ConsoleRenderer(colors=False)
+        if sys.stderr.isatty()
+        else structlog.processors.JSONRenderer()
+    )
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            renderer,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelName(level)),
+        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+        cache_logger_on_first_use=True,
+    )
+
+
+class LazyGroup(click.Group):
+    """A click group whose commands are imported from `COMMANDS` when first asked for."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return super().get_command(ctx, cmd_name)
+        module_name, attribute = COMMANDS[cmd_name].split(":")
+        command = getattr(importlib.import_module(module_name), attribute)
+        if not isinstance(command, click.Command):
+            raise TypeError(f"{COMMANDS[cmd_name]} is not a click command")
+        return command
+
+
+@click.group(cls=LazyGroup)
+@click.option("--log-level", default="INFO", show_default=True,
+              type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"], case_sensitive=False))
+def main(log_level: str) -> None:
+    """Meeple: an event-sourced board-game server."""
+    configure_logging(log_level.upper())

@@ -1,0 +1,94 @@
+"""`meeple run`: the whole service on one machine: the API under gunicorn, one RQ worker
+with the scheduler, the SMTP listener for email replies and, unless MEEPLE_REDIS_URL names
+one, a private Redis (plus a memory-only one for rate-limit counters)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+import structlog
+
+from cli.embedded_redis import EmbeddedRedis, free_port
+from cli.supervisor import Supervisor
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+GUNICORN_CONF = REPO_ROOT / "deploy" / "gunicorn.conf.py"
+
+log = structlog.get_logger("meeple")
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8000, show_default=True, type=int)
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Gunicorn worker processes (default: see deploy/gunicorn.conf.py).")
+@click.option("--smtpd-port", default=2525, show_default=True, type=int,
+              envvar="MEEPLE_SMTPD_PORT",
+              help="Where `meeple smtpd` receives replies to turn emails (on --host).")
+def run(host: str, port: int, workers: int | None, smtpd_port: int) -> None:
+    """Run the API, one RQ worker with the scheduler, the SMTP listener for replies to turn
+    emails, and (if needed) a private Redis."""
+    # Signal handlers first: a Ctrl-C from here on is an orderly stop.
+    supervisor = Supervisor()
+    embedded: list[EmbeddedRedis] = []  # started in this order, stopped in reverse
+    code = 1
+    try:
+        redis_url = os.environ.get("MEEPLE_REDIS_URL")
+        counters_url = os.environ.get("MEEPLE_RATELIMIT_REDIS_URL")
+        if not redis_url:
+            redis_url = start_embedded(embedded, EmbeddedRedis(Path("var") / "redis"))
+            if not counters_url:
+                # Rate-limit counters need no fsync: a second, memory-only server keeps
+                # them off the game store's appendfsync-always path.
+                counters = EmbeddedRedis(Path("var") / "redis-counters", free_port(),
+                                         durable=False)
+                counters_url = start_embedded(embedded, counters)
+        env = {**os.environ, "MEEPLE_REDIS_URL": redis_url, "MEEPLE_BIND": f"{host}:{port}"}
+        if counters_url:
+            env["MEEPLE_RATELIMIT_REDIS_URL"] = counters_url
+        if host in ("127.0.0.1", "localhost", "::1"):
+            # Only this machine can reach the API: webhooks to a local receiver are fine.
+            env.setdefault("MEEPLE_WEBHOOK_ALLOW_PRIVATE", "1")
+        supervisor.spawn("api", gunicorn_command(host, port, workers), env)
+        supervisor.spawn("worker", meeple_command("worker", "--with-scheduler"), env)
+        supervisor.spawn("smtpd", meeple_command("smtpd", "--host", host,
+                                                 "--port", str(smtpd_port)), env)
+        click.echo(f"meeple listening on http://{host}:{port} (redis {redis_url}); "
+                   "Ctrl-C to stop", err=True)
+        code = supervisor.wait()
+    finally:
+        supervisor.stop_all()
+        for server in reversed(embedded):
+            server.stop()  # last: everything that writes to it has exited
+            log.info("embedded redis stopped", dir=str(server.workdir))
+    sys.exit(code)
+
+
+def start_embedded(started: list[EmbeddedRedis], server: EmbeddedRedis) -> str:
+    try:
+        url = server.start()
+    except RuntimeError as exc:
+        raise click.ClickException(str(exc)) from None
+    started.append(server)
+    log.info("embedded redis started", url=url, dir=str(server.workdir), pid=server.pid)
+    return url
+
+
+def gunicorn_command(host: str, port: int, workers: int | None) -> list[str]:
+    """gunicorn with deploy/gunicorn.conf.py when it is there (a source checkout)."""
+    command = [sys.executable, "-m", "gunicorn"]
+    if GUNICORN_CONF.exists():
+        command += ["-c", str(GUNICORN_CONF)]
+    # Command-line values override the config file's.
+    command += ["--bind", f"{host}:{port}"]
+    if workers:
+        command += ["--workers", str(workers)]
+    return [*command, "service.wsgi:app"]
+
+
+def meeple_command(*args: str) -> list[str]:
+    """This CLI again, in a child process, with the same interpreter."""
+    return [sys.executable, "-m", "cli", *args]
