@@ -4,6 +4,10 @@ Each use case loads a table (snapshot + the events after it), decides the new
 events with the pure functions of `events.domain.table`, appends them atomically with
 the expected version, then refreshes the caches (snapshot, lobby) and tells
 the dispatcher, which queues follow-up work (bot turns, scoring).
+
+Longer than our other modules (about 500 lines) on purpose: `Meeple` is the one class
+through which anything is written to a game's stream, so every write, and every check made
+before one, can be read in this one file.
 """
 
 from __future__ import annotations
@@ -61,6 +65,7 @@ SNAPSHOT_EVERY = 25
 CACHE_SIZE = 512
 # Table talk: at most this many characters once surrounding whitespace is stripped.
 MESSAGE_MAX_LENGTH = 500
+
 
 @dataclass(frozen=True)
 class MovesResult:

@@ -1,5 +1,8 @@
 """Checks every game must pass (DESIGN §2 and §7), whatever its rules.
 
+Over 500 lines on purpose: it is the one contract suite every game (and the toy game that
+tests it) must pass, and a check is easier to trust when all of them are read together.
+
 Each `check_*` is a plain function `(game, players, seed, *, options=None, max_moves=...)`: it
 plays one random legal game from `seed` and raises AssertionError at the first broken rule of the
 contract. tests/games/test_conformance.py drives them with hypothesis for every registered game.

@@ -4,6 +4,9 @@ Rulebook: /work/shared/rulebooks/asking-for-trobils.txt (decisions where it is s
 /work/shared/games/asking-for-trobils.md and games/asking_for_trobils/README.md). States are
 built with `setup` and then edited with the helpers below, which move cards between places so
 every card stays in exactly one place.
+
+Long (one test per rule sentence, in the rulebook's order) so that it reads alongside the
+rulebook; the helpers at the top are shared by every scenario.
 """
 
 from __future__ import annotations

@@ -3,6 +3,9 @@
 Rulebook: /work/shared/rulebooks/res-publica-2230ad.txt. States are built with `setup` and
 then edited with the helpers below, which move cards between hands and decks so every card
 stays in exactly one place.
+
+Long (one test per rule sentence, in the rulebook's order) so that it reads alongside the
+rulebook; the helpers at the top are shared by every scenario.
 """
 
 from __future__ import annotations
