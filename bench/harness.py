@@ -240,6 +240,7 @@ def private_gunicorn(redis_url: str, log_path: Path, workers: int | None = None,
         "MEEPLE_BIND": f"{HOST}:{port}",
         # The benchmark is one client address hammering the API: lift the limit.
         "MEEPLE_RATE_LIMIT": "100000000 per minute",
+        "MEEPLE_REGISTRATION_RATE_LIMIT": "100000000 per minute",
         # No worker recycling mid-run: it would show up as latency spikes.
         "MEEPLE_WEB_MAX_REQUESTS": "0",
     }

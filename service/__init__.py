@@ -22,6 +22,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         RATELIMIT_DEFAULT=os.environ.get("MEEPLE_RATE_LIMIT", "300 per minute"),
         RATELIMIT_RECORDS=os.environ.get("MEEPLE_RECORDS_RATE_LIMIT", "30 per minute"),
         RATELIMIT_MESSAGES=os.environ.get("MEEPLE_MESSAGES_RATE_LIMIT", "10 per minute"),
+        RATELIMIT_REGISTRATION=os.environ.get("MEEPLE_REGISTRATION_RATE_LIMIT", "30 per hour"),
+        # How many proxies in front of the app may say who the client is (X-Forwarded-For).
+        TRUSTED_PROXIES=int(os.environ.get("MEEPLE_TRUSTED_PROXIES", "0")),
         DISPATCH=True,  # queue bot turns and scoring on RQ
         MAX_CONTENT_LENGTH=64 * 1024,  # the largest real request (50 moves) is a few KB
     )
@@ -47,7 +50,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
                                       min_move_seconds=app.config.get("MIN_MOVE_SECONDS"))
     app.extensions["meeple_keys"] = Keyring(Path(app.config["KEYS_DIR"]))
 
-    from service import errors, limits, spec
+    from service import caching, errors, limits, spec
     from service.api import (
         game_types,
         games,
@@ -62,15 +65,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     api = spec.init_app(app)
     limiter = limits.init_app(app)
     errors.init_app(app)
+    caching.init_app(app)
     for module in (system, players, game_types, games, records, messages, inbox, inbound):
         api.register_blueprint(module.blp)
-    # Verifying or importing re-executes a whole game: a tighter limit than other calls.
-    for endpoint in ("records.verify", "records.import_record"):
-        view = app.view_functions[endpoint]
-        limited = limiter.limit(app.config["RATELIMIT_RECORDS"])(view)
-        app.view_functions[endpoint] = limited  # type: ignore[assignment]
-    # Table talk: a few messages a minute per API key is plenty, and keeps floods out of logs.
-    view = app.view_functions["messages.post_message"]
-    app.view_functions["messages.post_message"] = limiter.limit(  # type: ignore[assignment]
-        app.config["RATELIMIT_MESSAGES"])(view)
+    limits.limit_routes(app, limiter)
     return app

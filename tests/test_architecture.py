@@ -76,7 +76,8 @@ def test_no_module_is_in_an_import_cycle() -> None:
 
 
 @pytest.mark.parametrize(("module", "statement", "broken"), [
-    ("games.registry", "from events.domain import envelope", "games is not allowed to import events"),
+    ("games.registry", "from events.domain import envelope",
+     "games is not allowed to import events"),
     ("games.res_publica.rules", "import random", "games is not allowed to import random"),
     ("service.errors", "import workers.jobs", "service is not allowed to import workers"),
     ("workers.jobs", "from service import errors", "workers is not allowed to import service"),

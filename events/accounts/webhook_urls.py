@@ -19,11 +19,30 @@ def private_allowed() -> bool:
     return os.environ.get("MEEPLE_WEBHOOK_ALLOW_PRIVATE", "").lower() in ("1", "true", "yes")
 
 
+# NAT64 prefixes (RFC 6052 well-known, RFC 8215 local use): the last 32 bits are an IPv4
+# address, which a NAT64 gateway will connect to.
+_NAT64 = (ipaddress.IPv6Network("64:ff9b::/96"), ipaddress.IPv6Network("64:ff9b:1::/48"))
+_IPV4_COMPATIBLE = ipaddress.IPv6Network("::/96")  # deprecated ::a.b.c.d (RFC 4291)
+
+
 def _not_public(address: str) -> bool:
     ip = ipaddress.ip_address(address.split("%", 1)[0])  # drop an IPv6 zone
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    return not ip.is_global or ip.is_multicast
+    candidates: list[ipaddress.IPv4Address | ipaddress.IPv6Address] = [ip]
+    if isinstance(ip, ipaddress.IPv6Address):
+        candidates += embedded_ipv4(ip)
+    return any(not each.is_global or each.is_multicast for each in candidates)
+
+
+def embedded_ipv4(ip: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """Every IPv4 address that this IPv6 address carries and that some router or tunnel
+    would reach: IPv4-mapped, IPv4-compatible, 6to4, Teredo (server and client), NAT64."""
+    found = [ip.ipv4_mapped, ip.sixtofour, *(ip.teredo or ())]
+    last32 = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    if any(ip in prefix for prefix in _NAT64):
+        found.append(last32)
+    if ip in _IPV4_COMPATIBLE and int(ip) > 1:  # not :: nor ::1, which are v6 themselves
+        found.append(last32)
+    return [each for each in found if each is not None]
 
 
 def refused_address(url: str, resolve: bool = True) -> str | None:

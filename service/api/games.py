@@ -128,7 +128,8 @@ def get_game(query: dict[str, Any], game_id: str) -> Any:
     player = current_player()
     table = meeple().load(game_id)
     tag = etag(table.version)
-    if request.if_none_match.contains(str(table.version)):
+    # W/"12" matches too: a cache or proxy may weaken the tag it was given.
+    if request.if_none_match.contains_weak(str(table.version)):
         return Response(status=304, headers={"ETag": tag})
     return game_out(table, player, query.get("seat")), 200, {"ETag": tag}
 

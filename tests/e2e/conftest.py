@@ -63,7 +63,8 @@ def live_server(redis_url: str, redis_client: Any, tmp_path: Path) -> Iterator[s
     """gunicorn (deploy/gunicorn.conf.py) and `meeple worker`, both on the test redis."""
     port = free_port()
     env = {**os.environ, "MEEPLE_REDIS_URL": redis_url, "MEEPLE_BIND": f"127.0.0.1:{port}",
-           "MEEPLE_RATE_LIMIT": "100000 per minute", "MEEPLE_WEB_WORKERS": "2",
+           "MEEPLE_RATE_LIMIT": "100000 per minute",
+           "MEEPLE_REGISTRATION_RATE_LIMIT": "100000 per minute", "MEEPLE_WEB_WORKERS": "2",
            "MEEPLE_KEYS_DIR": str(tmp_path / "keys")}
     api = subprocess.Popen(
         [str(BIN / "gunicorn"), "-c", str(ROOT / "deploy" / "gunicorn.conf.py"),

@@ -41,7 +41,8 @@ def test_every_acknowledged_move_survives_kill_9(tmp_path: Path) -> None:
     server = start_redis(data, port, *DURABLE)
     url = f"redis://127.0.0.1:{port}/0"
     env = {**os.environ, "MEEPLE_REDIS_URL": url, "MEEPLE_BIND": f"127.0.0.1:{web}",
-           "MEEPLE_RATE_LIMIT": "100000 per minute"}
+           "MEEPLE_RATE_LIMIT": "100000 per minute",
+           "MEEPLE_REGISTRATION_RATE_LIMIT": "100000 per minute"}
     api = subprocess.Popen([str(BIN / "gunicorn"), "-c", str(ROOT / "deploy/gunicorn.conf.py"),
                             "service.wsgi:app"], cwd=ROOT, env=env)
     try:

@@ -21,6 +21,7 @@ def app(redis_url: str, redis_client: redis.Redis, tmp_path: Path) -> Iterator[F
     # The messages limit is tested on its own below; here it must not get in the way.
     yield create_app(
         {"REDIS_URL": redis_url, "DISPATCH": False, "RATELIMIT_DEFAULT": "100000 per minute",
+         "RATELIMIT_REGISTRATION": "100000 per minute",
          "RATELIMIT_MESSAGES": "100000 per minute", "KEYS_DIR": str(tmp_path / "keys")}
     )
 

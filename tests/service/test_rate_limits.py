@@ -42,3 +42,71 @@ def test_verifying_and_importing_records_have_their_own_tighter_limit(redis_url,
     assert [alice.post("/v1/records", {}).status_code for _ in range(2)] == [422, 422]
     assert alice.post("/v1/records", {}).status_code == 429
     assert alice.get("/v1/players/me").status_code == 200  # other routes: the default limit
+
+
+def test_a_made_up_key_per_request_counts_against_the_address(redis_url, redis_client):
+    """The attack: a random `Authorization: Bearer` value per request, each a fresh bucket."""
+    app = create_app({"REDIS_URL": redis_url, "DISPATCH": False,
+                      "RATELIMIT_DEFAULT": "5 per minute"})
+    client = app.test_client()
+    statuses = [client.get("/v1/players/me",
+                           headers={"Authorization": f"Bearer made-up-{n}"}).status_code
+                for n in range(6)]
+    assert statuses == [401] * 5 + [429]
+    # The same address without a key: already over its limit.
+    assert client.get("/v1/players/me").status_code == 429
+
+
+def test_a_real_key_is_counted_for_its_player_not_its_address(redis_url, redis_client):
+    app = create_app({"REDIS_URL": redis_url, "DISPATCH": False,
+                      "RATELIMIT_DEFAULT": "4 per minute"})
+    client = app.test_client()
+    alice = Caller(client, "alice")
+    for _ in range(4):
+        assert alice.get("/v1/players/me").status_code == 200
+    assert alice.get("/v1/players/me").status_code == 429
+    # Anonymous calls from the same address have their own count.
+    assert [client.get("/v1/players/me").status_code for _ in range(3)] == [401] * 3
+
+
+def test_registration_has_its_own_limit_per_address_whatever_key_is_sent(redis_url,
+                                                                         redis_client):
+    app = create_app({"REDIS_URL": redis_url, "DISPATCH": False,
+                      "RATELIMIT_DEFAULT": "1000 per minute",
+                      "RATELIMIT_REGISTRATION": "3 per hour"})
+    client = app.test_client()
+    alice = Caller(client, "alice")
+    statuses = [client.post("/v1/players", json={"name": f"p{n}"}, headers=headers).status_code
+                for n, headers in enumerate([{}, alice.headers, {"Authorization": "Bearer x"}])]
+    assert statuses == [201, 201, 429]
+    # From another address (as a trusted proxy would say), registering works.
+    other = create_app({"REDIS_URL": redis_url, "DISPATCH": False, "TRUSTED_PROXIES": 1,
+                        "RATELIMIT_DEFAULT": "1000 per minute",
+                        "RATELIMIT_REGISTRATION": "3 per hour"}).test_client()
+    forwarded = {"X-Forwarded-For": "203.0.113.7"}
+    assert other.post("/v1/players", json={"name": "q"}, headers=forwarded).status_code == 201
+
+
+def test_x_forwarded_for_is_ignored_without_trusted_proxies(redis_url, redis_client):
+    app = create_app({"REDIS_URL": redis_url, "DISPATCH": False,
+                      "RATELIMIT_DEFAULT": "1000 per minute",
+                      "RATELIMIT_REGISTRATION": "2 per hour"})
+    client = app.test_client()
+    statuses = [client.post("/v1/players", json={"name": f"p{n}"},
+                            headers={"X-Forwarded-For": f"198.51.100.{n}"}).status_code
+                for n in range(3)]
+    assert statuses == [201, 201, 429]
+
+
+def test_counters_redis_down_requests_go_on(redis_url, redis_client):
+    """Losing the rate-limit Redis is no reason to refuse a request (and no 503 blaming
+    the game store): limits are counted in memory meanwhile."""
+    from tests.conftest import free_port
+
+    app = create_app({"REDIS_URL": redis_url, "DISPATCH": False,
+                      "RATELIMIT_STORAGE_URI": f"redis://127.0.0.1:{free_port()}/0",
+                      "RATELIMIT_DEFAULT": "5 per minute"})
+    client = app.test_client()
+    alice = Caller(client, "alice")
+    statuses = [alice.get("/v1/players/me").status_code for _ in range(6)]
+    assert statuses == [200] * 5 + [429]  # still limited, in this process's memory

@@ -53,6 +53,7 @@ def other_server(tmp_path: Path) -> Iterator[Flask]:
     try:
         yield create_app({"REDIS_URL": f"redis://127.0.0.1:{port}/0", "DISPATCH": False,
                           "RATELIMIT_DEFAULT": "100000 per minute",
+         "RATELIMIT_REGISTRATION": "100000 per minute",
                           "KEYS_DIR": str(tmp_path / "other-keys")})
     finally:
         proc.terminate()

@@ -32,6 +32,11 @@ def guarded(monkeypatch: pytest.MonkeyPatch) -> None:
     "http://10.1.2.3/", "http://192.168.0.1/", "http://172.16.0.1/", "http://169.254.169.254/",
     "http://[::1]/", "http://[::ffff:127.0.0.1]/", "http://[fd00::1]/", "http://0.0.0.0/",
     "http://100.64.0.1/",
+    # IPv6 forms that carry a loopback or private IPv4 address (NAT64, 6to4, Teredo,
+    # IPv4-compatible), all routed to it by some gateway or tunnel.
+    "http://[64:ff9b::7f00:1]/", "http://[64:ff9b::a01:203]/", "http://[64:ff9b:1::c0a8:1]/",
+    "http://[2002:7f00:1::]/", "http://[2002:a00:1::1]/",
+    "http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/", "http://[::7f00:1]/", "http://[::a00:1]/",
 ])
 def test_non_public_addresses_are_refused(guarded: None, url: str) -> None:
     assert refused_address(url, resolve=False) is not None
@@ -43,6 +48,9 @@ def test_public_addresses_pass_and_the_operator_may_allow_private(
 ) -> None:
     assert refused_address("https://93.184.215.14/hook") is None
     assert refused_address("https://hooks.example.org/x", resolve=False) is None
+    # The same IPv6 forms are fine when what they carry is public (8.8.8.8, 93.184.215.14).
+    for public in ("64:ff9b::808:808", "2002:808:808::1", "2606:2800:21f:cb07:6820:80da:af6b:8b2c"):
+        assert refused_address(f"https://[{public}]/hook", resolve=False) is None, public
     monkeypatch.setenv("MEEPLE_WEBHOOK_ALLOW_PRIVATE", "1")
     assert refused_address("http://127.0.0.1/hook") is None
 
