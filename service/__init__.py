@@ -50,7 +50,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
                                       min_move_seconds=app.config.get("MIN_MOVE_SECONDS"))
     app.extensions["meeple_keys"] = Keyring(Path(app.config["KEYS_DIR"]))
 
-    from service import caching, errors, limits, spec
+    from service import caching, errors, json_body, limits, spec
     from service.api import (
         game_types,
         games,
@@ -62,6 +62,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         system,
     )
 
+    json_body.init_app(app)
     api = spec.init_app(app)
     limiter = limits.init_app(app)
     errors.init_app(app)

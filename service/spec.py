@@ -14,6 +14,11 @@ DESCRIPTION = """\
 Meeple hosts turn-based board games with hidden information. Register with
 `POST /v1/players` to get an API key, then send it as `Authorization: Bearer KEY`.
 Errors are `application/problem+json` with a stable `code`.
+
+Every JSON body is refused with `400 bad_request`, whatever its schema allows, when it
+nests deeper than 32 levels, holds an integer of more than 20 digits, NaN or Infinity, or
+a string with a lone UTF-16 surrogate; bodies are at most 64 KB (`413`), records 16 MB.
+An id that cannot be a game id (1 to 64 letters, digits, `_` or `-`) names no game: `404`.
 """
 
 

@@ -21,6 +21,7 @@ five-player game of ~1,000 moves fits in well under 300 KB.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -30,9 +31,11 @@ from typing import Any
 import redis
 
 from events.domain.envelope import GENESIS, Envelope, NewEvent, canonical_json, seal
-from events.exceptions import IdempotencyKeyReused, VersionConflict
+from events.exceptions import GameNotFound, IdempotencyKeyReused, VersionConflict
 
 IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60
+# What a game id can be: ours are 16 hex digits; imported records keep theirs, of this form.
+GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _HERE = Path(__file__).parent
 
 
@@ -60,8 +63,9 @@ class EventStore:
         self._save_snapshot = client.register_script((_HERE / "save_snapshot.lua").read_text())
 
     def _key(self, game_id: str, suffix: str) -> str:
-        if not game_id or "{" in game_id or "}" in game_id:
-            raise ValueError(f"invalid game id {game_id!r}")
+        if not GAME_ID.fullmatch(game_id):
+            # Not even the form of an id (braces would also break the cluster hash tag).
+            raise GameNotFound(f"no game '{_shown(game_id)}'")
         return f"{self._prefix}:g:{{{game_id}}}:{suffix}"
 
     # -- writing -----------------------------------------------------------------------------
@@ -270,3 +274,9 @@ def _field(fields: dict[bytes | str, bytes | str] | None, name: str) -> bytes | 
 
 def _glob_escape(text: str) -> str:
     return "".join("\\" + char if char in "*?[]\\" else char for char in text)
+
+
+def _shown(game_id: str) -> str:
+    """The id as an error message may repeat it: short, and printable."""
+    text = game_id[:64].encode("ascii", "backslashreplace").decode()
+    return text + ("…" if len(game_id) > 64 else "")

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import flask
 import flask_smorest
 import marshmallow as ma
-from webargs.flaskparser import FlaskParser
+from webargs import core
+from webargs.flaskparser import FlaskParser, abort, is_json_request
+
+from service import json_body
 
 
 class StrictParser(FlaskParser):
@@ -26,6 +30,15 @@ class StrictParser(FlaskParser):
                 self._schemas[argmap] = argmap()
             return self._schemas[argmap]
         return super()._get_schema(argmap, req)
+
+    def _raw_load_json(self, req: flask.Request) -> Any:
+        # The bounded parser of service.json_body, not the standard library's.
+        if not is_json_request(req):
+            return core.missing
+        try:
+            return json_body.loads(req.get_data(cache=True))
+        except json_body.UnacceptableJson as err:
+            abort(400, messages={"json": [str(err)]})
 
 
 class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]

@@ -13,6 +13,7 @@ from events.exceptions import RecordInvalid
 from events.records.keys import Keyring
 from events.records.record import build_record, sign_record
 from events.records.verify import verify_record
+from service import json_body
 from service.api import Blueprint
 from service.api.games import BEARER
 from service.auth import current_player, meeple
@@ -37,7 +38,12 @@ def record_json(record: dict[str, Any], status: int = 200) -> Response:
 
 def posted_record() -> dict[str, Any]:
     request.max_content_length = RECORD_MAX_BYTES
-    body = request.get_json(silent=True)
+    if not request.is_json:
+        raise BadRequest("send the record as a JSON object (Content-Type: application/json)")
+    try:
+        body = json_body.loads(request.get_data(cache=True))
+    except json_body.UnacceptableJson as err:
+        raise BadRequest(f"the record is not acceptable JSON: {err}") from None
     if not isinstance(body, dict):
         raise BadRequest("send the record as a JSON object (Content-Type: application/json)")
     return body

@@ -137,3 +137,58 @@ def test_an_idempotency_key_outside_its_documented_length_is_400_and_writes_noth
         body = {} if path.endswith("join") else {"moves": [{"id": "x"}]}
         assert_problem(alice.post(path, body, headers={"Idempotency-Key": key}), 400,
                        "bad_request")
+
+
+def raw_post(caller, path: str, text: str):
+    return caller.client.post(path, data=text.encode("utf-8", "surrogatepass"),
+                              headers={**caller.headers, "Content-Type": "application/json"})
+
+
+HOSTILE_BODIES = {
+    "nested 1,000 deep": '{"type": "x", "seats": 2, "options": ' + "[" * 1000 + "]" * 1000 + "}",
+    "nested 40 deep": '{"type": "x", "seats": 2, "options": {"a": ' + "[" * 40 + "]" * 40 + "}}",
+    "an integer of 5,000 digits": '{"type": "x", "seats": ' + "9" * 5000 + "}",
+    "an integer of 21 digits": '{"type": "x", "seats": ' + "1" * 21 + "}",
+    "NaN": '{"type": "x", "seats": NaN}',
+    "a float beyond range": '{"type": "x", "seats": 1e999}',
+    "a lone surrogate, escaped": '{"type": "x\\ud800", "seats": 2}',
+    "a lone surrogate in a key": '{"\\udfff": 1}',
+    "a lone surrogate as bytes": '{"type": "x\ud800", "seats": 2}',
+    "not UTF-8": None,
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_BODIES))
+def test_hostile_json_is_a_400_at_parse_time_and_writes_nothing(alice, redis_client, name):
+    text = HOSTILE_BODIES[name]
+    if text is None:
+        response = alice.client.post("/v1/games", data=b'{"type": "\xff\xfe"}',
+                                     headers={**alice.headers, "Content-Type": "application/json"})
+    else:
+        response = raw_post(alice, "/v1/games", text)
+    assert_problem(response, 400, "bad_request")
+    assert not redis_client.keys("meeple:g:*")
+
+
+@pytest.mark.parametrize("path", ["/v1/players", "/v1/records/verify"])
+def test_hostile_json_is_a_400_on_every_kind_of_body(alice, path):
+    for text in ('{"name": "x\\ud800"}', '{"name": ' + "[" * 100 + "]" * 100 + "}",
+                 '{"name": ' + "7" * 5000 + "}"):
+        assert_problem(raw_post(alice, path, text), 400, "bad_request")
+
+
+def test_a_lone_surrogate_in_table_talk_is_a_400(alice, bob):
+    game = alice.create(seats=2)
+    bob.post(f"/v1/games/{game['id']}/join", {})
+    response = raw_post(alice, f"/v1/games/{game['id']}/messages", '{"text": "hi \\udc00"}')
+    assert_problem(response, 400, "bad_request")
+    assert alice.get(f"/v1/games/{game['id']}/messages").json["items"] == []
+
+
+@pytest.mark.parametrize("game_id", ["%7B", "a%7Db", "x" * 65, "a%20b", "%C3%A9", "a:b"])
+def test_ids_that_cannot_be_game_ids_are_404(alice, game_id):
+    for path in (f"/v1/games/{game_id}", f"/v1/games/{game_id}/moves",
+                 f"/v1/games/{game_id}/events", f"/v1/games/{game_id}/record",
+                 f"/v1/games/{game_id}/messages"):
+        assert_problem(alice.get(path), 404, "game_not_found")
+    assert_problem(alice.post(f"/v1/games/{game_id}/join", {}), 404, "game_not_found")
