@@ -8,11 +8,10 @@ SMTP listener's imports, and no command module imports this one: there is no cyc
 from __future__ import annotations
 
 import importlib
-import logging
-import sys
 
 import click
-import structlog
+
+from events import logs
 
 # command name -> "module:attribute" of its click command or group
 COMMANDS = {
@@ -27,26 +26,6 @@ COMMANDS = {
     "verify": "cli.verify:verify",
     "worker": "cli.worker:worker",
 }
-
-
-def configure_logging(level: str = "INFO") -> None:
-    """structlog to stderr: readable in a terminal, one JSON object a line under systemd."""
-    renderer: structlog.typing.Processor = (
-        structlog.dev.ConsoleRenderer(colors=False)
-        if sys.stderr.isatty()
-        else structlog.processors.JSONRenderer()
-    )
-    structlog.configure(
-        processors=[
-            structlog.contextvars.merge_contextvars,
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
-            renderer,
-        ],
-        wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelName(level)),
-        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
-        cache_logger_on_first_use=True,
-    )
 
 
 class LazyGroup(click.Group):
@@ -70,4 +49,4 @@ class LazyGroup(click.Group):
               type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"], case_sensitive=False))
 def main(log_level: str) -> None:
     """Meeple: an event-sourced board-game server."""
-    configure_logging(log_level.upper())
+    logs.configure(log_level.upper())

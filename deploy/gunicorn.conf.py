@@ -50,6 +50,8 @@ max_requests_jitter = 2000
 accesslog = os.environ.get("MEEPLE_ACCESS_LOG") or None
 errorlog = "-"
 loglevel = os.environ.get("MEEPLE_LOG_LEVEL", "info").lower()
+# gunicorn's own lines as JSON, through the same masking of secrets as the app's.
+logger_class = "service.gunicorn_logger.GunicornLogger"
 
 # Gunicorn >= 25 opens a control socket at ~/.gunicorn/gunicorn.ctl by default.
 # Several instances on one host (api, bench, tests) would share that one path,

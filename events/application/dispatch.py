@@ -138,7 +138,7 @@ class RQDispatcher:
             return  # scheduled already (or done, and then the job finds the turn is over)
         # A time already past is fine: the scheduler enqueues it on its next pass.
         self.notify.enqueue_at(when, func, *args, job_id=job_id, result_ttl=3600,
-                               failure_ttl=86400, retry=retry)
+                               failure_ttl=86400, retry=retry, description=f"{func} {job_id}")
 
     def after_message(self, table: Table, envelope: dict[str, Any]) -> None:
         """Table talk was posted: tell every other person at the table."""
@@ -163,5 +163,6 @@ class RQDispatcher:
             return  # already queued or done: the job is idempotent anyway
         # Finished job records are kept briefly (they outweigh the game itself in Redis);
         # failed ones for a day, to be looked at.
+        # The description is what RQ logs: the job's name and id, never its arguments.
         queue.enqueue(func, *args, job_id=job_id, result_ttl=60, failure_ttl=86400,
-                      retry=retry)
+                      retry=retry, description=f"{func} {job_id}")

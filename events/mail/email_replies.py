@@ -99,8 +99,9 @@ class RQMailer:
     def _enqueue(self, func: str, job_id: str, *args: object) -> None:
         if Job.exists(job_id, connection=self._redis):
             return
+        # RQ logs the description: the job and its id, not the address or the reason.
         self.queue.enqueue(func, *args, job_id=job_id, result_ttl=60, failure_ttl=86400,
-                           retry=self._retry)
+                           retry=self._retry, description=f"{func} {job_id}")
 
 
 class EmailReplies:
