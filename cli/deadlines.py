@@ -30,6 +30,7 @@ from rq.utils import utcparse
 from events.application.dispatch import RQDispatcher
 from events.application.meeple import Meeple
 from events.exceptions import MeepleError
+from workers.reconcile import schedule_pass
 
 log = structlog.get_logger("meeple")
 
@@ -94,11 +95,14 @@ def _pid_alive(pid: int) -> bool:
 
 
 def prepare_scheduler(client: redis.Redis, queues: Iterable[str]) -> None:
-    """Before a worker starts its scheduler: free stale locks, re-schedule every deadline.
+    """Before a worker starts its scheduler: free stale locks, re-schedule every deadline,
+    start the reconciler's passes.
     A failure here is logged, not fatal: the worker and RQ's own scheduler still run."""
     try:
         reclaim_scheduler_locks(client, queues)
         games, turns = resync(client)
+        # And the reconciler's passes, which find whatever a crash left undone (at once).
+        schedule_pass(client, 0)
     except (redis.RedisError, MeepleError) as err:
         log.warning("deadlines not resynced", error=repr(err))
         return

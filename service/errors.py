@@ -6,7 +6,7 @@ from typing import Any
 
 import redis
 import structlog
-from flask import Flask, Response, json
+from flask import Flask, Response, json, request
 from werkzeug.exceptions import HTTPException
 
 from events import exceptions as ex
@@ -108,10 +108,20 @@ def handle_http_error(error: HTTPException) -> Response:
 
 
 def handle_redis_down(error: redis.exceptions.RedisError) -> Response:
-    # The store is unreachable: nothing was written, the client may retry (with its
-    # Idempotency-Key, a retry can never play a move twice).
-    log.warning("redis unavailable", error=repr(error))
-    response = problem(503, "store_unavailable", "the game store is unavailable; retry shortly")
+    log.warning("redis unavailable", error=repr(error), method=request.method)
+    if request.method in ("GET", "HEAD", "OPTIONS"):
+        response = problem(503, "store_unavailable", "the game store is unavailable; nothing "
+                           "was written: retry shortly", outcome="not_applied")
+    else:
+        # The connection may have failed after the write, before the answer: say so. A retry
+        # with the same Idempotency-Key is applied at most once and answers the first result.
+        retry = ("retry with the same Idempotency-Key: it is applied at most once, and answers "
+                 "with the first result" if request.headers.get("Idempotency-Key") else
+                 "send an Idempotency-Key with writes so that a retry is safe, then look at the "
+                 "game before you retry")
+        response = problem(503, "store_unavailable", "the game store became unavailable while "
+                           f"handling this request: it may or may not have been applied; {retry}",
+                           outcome="unknown")
     response.headers["Retry-After"] = "1"
     return response
 

@@ -1,19 +1,23 @@
 """Follow-up work after a commit, queued on RQ by job path so `events` never imports `workers`.
 
-Job ids are derived from the game, its version and the seat (or player), so queueing
-the same follow-up twice is harmless, and every job re-checks the game when it runs,
-so a stale one does nothing.
+`follow_ups` says, from the tables alone, which jobs a commit calls for: a notice to each
+person who must now act, a bot's turn, scoring, a turn's reminder and expiry. Job ids are
+derived from the game, its version and the seat (or player), so queueing the same follow-up
+twice is harmless, and every job re-checks the game when it runs, so a stale one does
+nothing. Because the list is derived from the streams, a follow-up lost to a crash can be
+derived again and queued again (`RQDispatcher.reconcile`, events.application.reconciler).
 """
 
 from __future__ import annotations
 
 import os
-from datetime import datetime, timedelta
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 import redis
 from rq import Queue, Retry
-from rq.job import Job
+from rq.job import Job, JobStatus
 
 from events.accounts.profiles import Profiles
 from events.domain.deadlines import TurnClock, due, reminder_time
@@ -30,11 +34,29 @@ EXPIRE = "workers.deadlines.expire"
 DEFAULT_RETRY_INTERVALS = (10, 30, 60, 300, 900)
 
 
+# A started job whose worker has not beaten its heart for this long is taken as dead.
+STALE_JOB_SECONDS = 120
+# A follow-up is queued again at most this many times a day by the reconciler: a job that
+# fails for a reason of its own (a bug) is left in RQ's failed registry for a person.
+MAX_REQUEUES = 5
+
+
 class Dispatcher(Protocol):
     def after_commit(self, table: Table, before: Table | None = None,
                      by: str | None = None) -> None: ...
 
     def after_message(self, table: Table, envelope: Envelope) -> None: ...
+
+    def reconcile(self, table: Table, before: Table | None, head: Envelope) -> Settled: ...
+
+
+@dataclass(frozen=True)
+class Settled:
+    """What the reconciler found for one commit: whether every follow-up is done for good
+    (nothing can be lost any more), and how many it queued again."""
+
+    done: bool
+    requeued: int = 0
 
 
 class NoDispatch:
@@ -46,6 +68,75 @@ class NoDispatch:
 
     def after_message(self, table: Table, envelope: Envelope) -> None:
         return None
+
+    def reconcile(self, table: Table, before: Table | None, head: Envelope) -> Settled:
+        return Settled(True)
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    """One job that a commit calls for."""
+
+    queue: str  # "ai", "scoring" or "notify"
+    func: str  # the job's import path (events never imports workers)
+    job_id: str
+    args: tuple[Any, ...]
+    at: datetime | None = None  # a deadline's time (RQ's scheduler), else at once
+    delivery: str | None = None  # a notice: done for good once this delivery is marked sent
+    player_id: str | None = None  # a notice's recipient
+
+
+def follow_ups(table: Table, before: Table | None, by: str | None) -> list[FollowUp]:
+    """Every job the commit that turned `before` into `table` (by `by`) calls for."""
+    found = [FollowUp("notify", NOTIFY_PLAYER, f"notify-{table.id}-{table.version}-{player}",
+                      (table.id, table.version, player, event),
+                      delivery=f"notify-{table.id}-{table.version}-{player}", player_id=player)
+             for player, event in to_notify(table, before, by)]
+    if table.status is Status.ENDED:
+        if table.ratings is None:
+            found.append(FollowUp("scoring", SCORE_GAME, f"score-{table.id}", (table.id,)))
+        return found
+    for seat in table.actors():
+        if table.bot_played(seat):
+            found.append(FollowUp("ai", BOT_TURN, f"ai-{table.id}-{table.version}-{seat}",
+                                  (table.id, table.version, seat)))
+    since = before.version if before is not None else 0
+    if table.deadline is not None and table.status is Status.ACTIVE:
+        found += [job for clock in table.clocks if clock.version > since
+                  for job in deadline_jobs(table, clock)]
+    return found
+
+
+def message_follow_ups(table: Table, envelope: Envelope) -> list[FollowUp]:
+    """Table talk at `envelope`: a notice to every other person at the table, and the turn of
+    each bot that must act, at this new version (a bot's job queued at the version before
+    would find the game moved on, and do nothing)."""
+    version = envelope["v"]
+    found = [FollowUp("notify", NOTIFY_PLAYER, f"notify-{table.id}-{version}-{player}",
+                      (table.id, version, player, "message"),
+                      delivery=f"notify-{table.id}-{version}-{player}", player_id=player)
+             for player in message_recipients(table, envelope["by"])]
+    found += [FollowUp("ai", BOT_TURN, f"ai-{table.id}-{version}-{seat}",
+                       (table.id, version, seat))
+              for seat in table.actors() if table.bot_played(seat)]
+    return found
+
+
+def deadline_jobs(table: Table, clock: TurnClock) -> list[FollowUp]:
+    """A turn's reminder and its expiry, on the `notify` queue at their times."""
+    assert table.deadline is not None
+    turn = f"{table.id}-{clock.seat}-{clock.version}"
+    args = (table.id, clock.seat, clock.version)
+    placed = table.seat_of(clock.seat)
+    player = placed.player_id if placed is not None else None
+    reminder = f"notify-{table.id}-{clock.version}-{player}-reminder"
+    # RQ keeps whole seconds (rounded down): one more, so the expiry never runs early.
+    return [
+        FollowUp("notify", REMIND, f"remind-{turn}", args,
+                 at=reminder_time(clock, table.deadline), delivery=reminder, player_id=player),
+        FollowUp("notify", EXPIRE, f"expire-{turn}", args,
+                 at=due(clock, table.deadline) + timedelta(seconds=1)),
+    ]
 
 
 def retry_intervals() -> list[int]:
@@ -88,9 +179,10 @@ def message_recipients(table: Table, by: str) -> list[str]:
 class RQDispatcher:
     def __init__(self, client: redis.Redis, prefix: str = "meeple") -> None:
         self._redis = client
-        self.ai = Queue("ai", connection=client)
-        self.scoring = Queue("scoring", connection=client)
-        self.notify = Queue("notify", connection=client)
+        self._prefix = prefix
+        self.queues = {name: Queue(name, connection=client) for name in ("ai", "scoring",
+                                                                          "notify")}
+        self.notify = self.queues["notify"]
         self.profiles = Profiles(client, prefix)
         intervals = retry_intervals()
         self._retry = Retry(max=len(intervals), interval=intervals) if intervals else None
@@ -99,16 +191,9 @@ class RQDispatcher:
                      by: str | None = None) -> None:
         """`before`: the table the commit started from (None for a new game); `by`: the
         player whose action it was (None for the system)."""
-        self._notify(table, before, by)
-        if table.status is Status.ENDED:
-            if table.ratings is None:
-                self._enqueue(self.scoring, SCORE_GAME, f"score-{table.id}", table.id)
-            return
-        for seat in table.actors():
-            if table.bot_played(seat):
-                job_id = f"ai-{table.id}-{table.version}-{seat}"
-                self._enqueue(self.ai, BOT_TURN, job_id, table.id, table.version, seat)
-        self.schedule_deadlines(table, since=before.version if before is not None else 0)
+        for follow_up in follow_ups(table, before, by):
+            if self._wanted(follow_up):
+                self._submit(follow_up)
 
     def schedule_deadlines(self, table: Table, since: int = 0) -> int:
         """The reminder and the expiry of each turn clock started after version `since` (0:
@@ -119,50 +204,101 @@ class RQDispatcher:
             return 0
         started = [clock for clock in table.clocks if clock.version > since]
         for clock in started:
-            self._schedule_turn(table, clock)
+            for job in deadline_jobs(table, clock):
+                self._submit(job)
         return len(started)
 
-    def _schedule_turn(self, table: Table, clock: TurnClock) -> None:
-        assert table.deadline is not None
-        turn = f"{table.id}-{clock.seat}-{clock.version}"
-        args = (table.id, clock.seat, clock.version)
-        self._schedule(f"remind-{turn}", reminder_time(clock, table.deadline), REMIND, *args,
-                       retry=self._retry)
-        # RQ keeps whole seconds (rounded down): one more, so the job never runs early.
-        self._schedule(f"expire-{turn}", due(clock, table.deadline) + timedelta(seconds=1),
-                       EXPIRE, *args, retry=self._retry)
-
-    def _schedule(self, job_id: str, when: datetime, func: str, *args: object,
-                  retry: Retry | None = None) -> None:
-        if Job.exists(job_id, connection=self._redis):
-            return  # scheduled already (or done, and then the job finds the turn is over)
-        # A time already past is fine: the scheduler enqueues it on its next pass.
-        self.notify.enqueue_at(when, func, *args, job_id=job_id, result_ttl=3600,
-                               failure_ttl=86400, retry=retry, description=f"{func} {job_id}")
-
-    def after_message(self, table: Table, envelope: dict[str, Any]) -> None:
+    def after_message(self, table: Table, envelope: Envelope) -> None:
         """Table talk was posted: tell every other person at the table."""
-        for player_id in message_recipients(table, envelope["by"]):
-            if self.profiles.notify_setting(player_id) == "none":
-                continue
-            job_id = f"notify-{table.id}-{envelope['v']}-{player_id}"
-            self._enqueue(self.notify, NOTIFY_PLAYER, job_id, table.id, envelope["v"],
-                          player_id, "message", retry=self._retry)
+        for follow_up in message_follow_ups(table, envelope):
+            if self._wanted(follow_up):
+                self._submit(follow_up)
 
-    def _notify(self, table: Table, before: Table | None, by: str | None) -> None:
-        for player_id, event in to_notify(table, before, by):
-            if self.profiles.notify_setting(player_id) == "none":
+    def reconcile(self, table: Table, before: Table | None, head: Envelope) -> Settled:
+        """Queue again every follow-up of the commit `head` (which made `table` from `before`)
+        that is neither done nor on its way: never queued (the process died after the
+        append), or queued and lost (a job record in no queue, a job held by a dead worker,
+        a failed job)."""
+        done, requeued = True, 0
+        jobs = (message_follow_ups(table, head) if head["type"] == "MessagePosted"
+                else follow_ups(table, before, head["by"]))
+        for follow_up in jobs:
+            if not self._wanted(follow_up) or self._sent(follow_up):
                 continue
-            job_id = f"notify-{table.id}-{table.version}-{player_id}"
-            self._enqueue(self.notify, NOTIFY_PLAYER, job_id, table.id, table.version,
-                          player_id, event, retry=self._retry)
+            job = Job.fetch_many([follow_up.job_id], connection=self._redis)[0]
+            status = self._status(job)
+            if status == "scheduled" or (status == "finished" and follow_up.queue == "notify"):
+                # A notice that ran to its end said what it had to; a scheduled deadline is
+                # kept by RQ's scheduler (and resynced at every worker start). A bot's turn
+                # or the scoring is done only when the table shows it.
+                continue
+            done = False
+            if status == "live":
+                continue
+            if self._requeues(follow_up.job_id) >= MAX_REQUEUES:
+                continue  # left to a person: RQ's failed registry shows why
+            if job is not None:
+                job.delete()
+            self._submit(follow_up)
+            requeued += 1
+        return Settled(done, requeued)
 
-    def _enqueue(self, queue: Queue, func: str, job_id: str, *args: object,
-                 retry: Retry | None = None) -> None:
-        if Job.exists(job_id, connection=self._redis):
+    # -- queueing ------------------------------------------------------------------------------
+
+    def _wanted(self, follow_up: FollowUp) -> bool:
+        if follow_up.player_id is None or follow_up.func != NOTIFY_PLAYER:
+            return True
+        return self.profiles.notify_setting(follow_up.player_id) != "none"
+
+    def _sent(self, follow_up: FollowUp) -> bool:
+        return follow_up.delivery is not None and self.profiles.already_sent(follow_up.delivery)
+
+    def _submit(self, follow_up: FollowUp) -> None:
+        if Job.exists(follow_up.job_id, connection=self._redis):
             return  # already queued or done: the job is idempotent anyway
-        # Finished job records are kept briefly (they outweigh the game itself in Redis);
-        # failed ones for a day, to be looked at.
+        queue = self.queues[follow_up.queue]
+        # Retries with backoff for what reaches people; a bot's or the scorer's job is
+        # queued again by the reconciler if it is lost.
+        retry = self._retry if follow_up.queue == "notify" else None
         # The description is what RQ logs: the job's name and id, never its arguments.
-        queue.enqueue(func, *args, job_id=job_id, result_ttl=60, failure_ttl=86400,
-                      retry=retry, description=f"{func} {job_id}")
+        options: dict[str, Any] = {"job_id": follow_up.job_id, "failure_ttl": 86400,
+                                   "retry": retry,
+                                   "description": f"{follow_up.func} {follow_up.job_id}"}
+        if follow_up.at is not None:
+            # A time already past is fine: the scheduler enqueues it on its next pass.
+            queue.enqueue_at(follow_up.at, follow_up.func, *follow_up.args, result_ttl=3600,
+                             **options)
+        else:
+            # Finished job records are kept briefly (they outweigh the game itself in Redis);
+            # failed ones for a day, to be looked at.
+            queue.enqueue(follow_up.func, *follow_up.args, result_ttl=60, **options)
+
+    def _status(self, job: Job | None) -> str:
+        """"scheduled", "live" (queued in its queue, or running on a live worker), "finished",
+        or "lost" (no record, in no queue, failed, or held by a worker that died)."""
+        if job is None:
+            return "lost"
+        status = job.get_status(refresh=False)
+        if status in (JobStatus.SCHEDULED, JobStatus.DEFERRED):
+            return "scheduled"
+        if status == JobStatus.QUEUED:
+            queue = self.queues.get(job.origin)
+            listed = queue is not None and self._redis.lpos(queue.key, job.id) is not None
+            return "live" if listed else "lost"
+        if status == JobStatus.STARTED:
+            beat = job.last_heartbeat or job.started_at
+            if beat is not None:
+                age = datetime.now(UTC) - beat.replace(tzinfo=UTC)
+                if age.total_seconds() < STALE_JOB_SECONDS:
+                    return "live"
+            return "lost"
+        return "finished" if status == JobStatus.FINISHED else "lost"
+
+    def _requeues(self, job_id: str) -> int:
+        """How often this job was queued again today (counted now)."""
+        key = f"{self._prefix}:reconcile:requeued:{job_id}"
+        pipe = self._redis.pipeline()
+        pipe.incr(key)
+        pipe.expire(key, 86400)
+        count, _ = pipe.execute()
+        return int(count) - 1

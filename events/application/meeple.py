@@ -5,7 +5,7 @@ events with the pure functions of `events.domain.table`, appends them atomically
 the expected version, then refreshes the caches (snapshot, lobby) and tells
 the dispatcher, which queues follow-up work (bot turns, scoring).
 
-Longer than our other modules (about 500 lines) on purpose: `Meeple` is the one class
+Longer than our other modules (some 550 lines) on purpose: `Meeple` is the one class
 through which anything is written to a game's stream, so every write, and every check made
 before one, can be read in this one file.
 """
@@ -151,22 +151,20 @@ class Meeple:
             game_id = hashlib.sha256(f"{player.id}/{idempotency_key}".encode()).hexdigest()[:16]
             if self.store.exists(game_id):
                 return self._same_creation(game_id, request)
-        seed = self._new_seed()
-        created = decide_create(game, seats, clean_options, hashlib.sha256(seed).hexdigest(),
-                                rule)
-        table = evolve(Table.empty(game_id), _draft(created, 1), seed)
-        events = [created]
         joins: list[tuple[Player, int | None, bool]] = [(bot_player(s), s, True) for s in bot_seats]
         if join:
             joins.append((player, None, False))
-        for who, seat, is_bot in joins:
-            for event in decide_join(table, who.id, who.name, seat, bot=is_bot):
-                events.append(event)
-                table = evolve(table, _draft(event, len(events)), seed)
+        seed = self._new_seed()
+        events = _creation(game, game_id, seats, clean_options, rule, joins, seed)  # may refuse
+        stored = self.store.put_seed(game_id, seed)
+        if stored != seed:
+            # A request that died between storing its seed and appending GameCreated left a
+            # seed nobody saw anything of: this retry takes it up and completes the creation.
+            seed = stored
+            events = _creation(game, game_id, seats, clean_options, rule, joins, seed)
         try:
-            self.store.put_seed(game_id, seed)
             result = self.store.append(game_id, 0, events)
-        except (ValueError, VersionConflict):
+        except VersionConflict:
             # Only a concurrent retry of the same keyed request can get here first.
             return self._same_creation(game_id, request)
         table = self._fold(Table.empty(game_id), result.envelopes, seed)
@@ -177,7 +175,8 @@ class Meeple:
             if self.store.exists(game_id):
                 break
             time.sleep(0.01)
-        table = self.load(game_id)
+        created = self.store.read(game_id, 1, self.store.batch_end(game_id, 1))
+        table = self._replay(game_id, created)
         made = {"type": table.type, "seats": table.seat_count, "options": table.options,
                 "bots": [s.seat for s in table.seats if s.bot], "deadline": table.deadline}
         if made != request:
@@ -194,8 +193,9 @@ class Meeple:
         """Take a seat. A retried request with the same key does not take a second one."""
         key = f"{player.id}:{idempotency_key}" if idempotency_key else None
         request_hash = hashlib.sha256(canonical_json({"join": seat})).hexdigest()
-        if key and self.store.earlier_result(game_id, key, request_hash) is not None:
-            return self.load(game_id)
+        earlier = self.store.earlier_result(game_id, key, request_hash) if key else None
+        if earlier is not None:
+            return self._replay(game_id, earlier)
         for attempt in range(_RETRIES):
             table = self.load(game_id)
             events = decide_join(table, player.id, player.name, seat)
@@ -207,7 +207,7 @@ class Meeple:
                     raise
                 continue
             if result.replayed:
-                return self.load(game_id)
+                return self._replay(game_id, result.envelopes)
             joined = self._fold(table, result.envelopes, self._seed(game_id))
             return self._committed(joined, len(result.envelopes), before=table, by=player.id)
         raise AssertionError("unreachable")
@@ -229,7 +229,7 @@ class Meeple:
         if key:
             earlier = self.store.earlier_result(game_id, key, request_hash)
             if earlier is not None:  # a retry of a request that already succeeded
-                return MovesResult(self.load(game_id), earlier, True)
+                return MovesResult(self._replay(game_id, earlier), earlier, True)
         seed = self._seed(game_id)
         for attempt in range(_RETRIES):
             trusted = self._cached_at(game_id, expected_version) if attempt == 0 else None
@@ -248,7 +248,8 @@ class Meeple:
                     raise
                 continue
             if result.replayed:
-                return MovesResult(self.load(game_id), result.envelopes, True)
+                return MovesResult(self._replay(game_id, result.envelopes), result.envelopes,
+                                   True)
             table = after_append(decision.table, loaded, result.envelopes, seed)
             committed = self._committed(table, len(result.envelopes), before=loaded,
                                         by=player.id)
@@ -286,8 +287,9 @@ class Meeple:
         finds the resignation made instead of `already_resigned`."""
         key = f"{player.id}:{idempotency_key}" if idempotency_key else None
         request_hash = hashlib.sha256(canonical_json({"resign": seat})).hexdigest()
-        if key and self.store.earlier_result(game_id, key, request_hash) is not None:
-            return self.load(game_id)
+        earlier = self.store.earlier_result(game_id, key, request_hash) if key else None
+        if earlier is not None:
+            return self._replay(game_id, earlier)
         for attempt in range(_RETRIES):
             table = self.load(game_id)
             mine = table.seats_of(player.id)
@@ -340,7 +342,7 @@ class Meeple:
                                    expected_head=table.head or None,
                                    idempotency_key=idempotency_key, request_hash=request_hash)
         if result.replayed:
-            return self.load(table.id)
+            return self._replay(table.id, result.envelopes)
         after = after_append(decision.table, table, result.envelopes, seed)
         return self._committed(after, len(result.envelopes), before=table, by=by)
 
@@ -362,8 +364,8 @@ class Meeple:
             if stored == [e["hash"] for e in envelopes]:
                 return self.load(game_id)
             raise GameExists(f"game {game_id} already exists here and is another game")
-        if self.store.get_seed(game_id) is None:
-            self.store.put_seed(game_id, seed)
+        if self.store.put_seed(game_id, seed) != seed:
+            raise GameExists(f"game {game_id} is being created here as another game")
         try:
             self.store.import_sealed(game_id, envelopes)
         except VersionConflict:  # a concurrent import of the same id got there first
@@ -400,8 +402,16 @@ class Meeple:
             raise GameNotFound(f"no game {game_id}")
         if not 1 <= version <= current:
             raise VersionNotFound(f"versions of this game run from 1 to {current}")
-        envelopes = self.store.read(game_id, 1, version)
-        return self._fold(Table.empty(game_id), envelopes, self.store.get_seed(game_id))
+        cached = self._tables.get(game_id)
+        if cached is not None and cached.version == version:
+            return cached
+        # From the newest snapshot when it is not past `version`: fewer events to fold.
+        snapshot = self.store.load_snapshot(game_id)
+        table = Table.empty(game_id)
+        if snapshot is not None and snapshot[0] <= version:
+            table = Table.from_json(snapshot[1])
+        envelopes = self.store.read(game_id, table.version + 1, version)
+        return self._fold(table, envelopes, self.store.get_seed(game_id))
 
     def events(self, game_id: str, start: int = 1, end: int | None = None) -> list[Envelope]:
         if not self.store.exists(game_id):
@@ -431,6 +441,20 @@ class Meeple:
         if before is None or _lobby_key(before) != _lobby_key(table):
             self.lobby.record(summary(table))
         self.dispatcher.after_commit(table, before, by)
+        return table
+
+    def _replay(self, game_id: str, envelopes: list[Envelope]) -> Table:
+        """The table for a retry of a request that was applied: `envelopes` are what it
+        wrote. If that commit is still the last one, whatever of its follow-ups is missing
+        is queued now (the first attempt may have died between its append and its queueing,
+        or answered 503 after the append)."""
+        table = self.load(game_id)
+        if envelopes and envelopes[-1]["v"] == table.version:
+            start = envelopes[0]["v"]
+            before = self.table_at(game_id, start - 1) if start > 1 else None
+            if before is None or _lobby_key(before) != _lobby_key(table):
+                self.lobby.record(summary(table))
+            self.dispatcher.reconcile(table, before, envelopes[-1])
         return table
 
     def _cached_at(self, game_id: str, version: int | None) -> Table | None:
@@ -482,7 +506,7 @@ class Meeple:
         if key:
             earlier = self.store.earlier_result(game_id, key, request_hash)
             if earlier is not None:
-                return MessageResult(self.load(game_id), earlier[0], True)
+                return MessageResult(self._replay(game_id, earlier), earlier[0], True)
         for attempt in range(_RETRIES):
             table = self.load(game_id)
             seats = table.seats_of(player.id)
@@ -497,13 +521,28 @@ class Meeple:
                     raise
                 continue
             if result.replayed:
-                return MessageResult(self.load(game_id), result.envelopes[0], True)
+                return MessageResult(self._replay(game_id, result.envelopes),
+                                     result.envelopes[0], True)
             after = self._fold(table, result.envelopes, self._seed(game_id))
             committed = self._committed(after, len(result.envelopes), before=table,
                                         by=player.id)
             self.dispatcher.after_message(committed, result.envelopes[0])
             return MessageResult(committed, result.envelopes[0], False)
         raise AssertionError("unreachable")
+
+
+def _creation(game: Game, game_id: str, seats: int, options: dict[str, Any],
+              rule: dict[str, Any] | None, joins: list[tuple[Player, int | None, bool]],
+              seed: bytes) -> list[NewEvent]:
+    """GameCreated and the seats taken with it (bots, the creator), decided in order."""
+    created = decide_create(game, seats, options, hashlib.sha256(seed).hexdigest(), rule)
+    table = evolve(Table.empty(game_id), _draft(created, 1), seed)
+    events = [created]
+    for who, seat, is_bot in joins:
+        for event in decide_join(table, who.id, who.name, seat, bot=is_bot):
+            events.append(event)
+            table = evolve(table, _draft(event, len(events)), seed)
+    return events
 
 
 def _lobby_key(table: Table) -> tuple[object, ...]:

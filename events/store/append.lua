@@ -11,6 +11,9 @@
 -- ARGV[6…] five values per envelope, in version order: type, at, by, hash, data (JSON);
 --          see _entry_fields in store.py
 --
+-- Each entry also keeps "batch": the first version of the batch it was appended in (not part
+-- of the envelope), so that what one commit did can be found again (the reconciler).
+--
 -- Returns {"ok", last} | {"conflict", current} | {"replay", first, last} | {"reused"}.
 -- The idempotency check comes first so that a retry after success replays.
 -- Envelopes are hashed client side: Redis 6.2 Lua has no SHA-256.
@@ -40,7 +43,8 @@ local last = expected
 for i = FIRST_ENVELOPE, #ARGV, 5 do
   last = last + 1
   redis.call("XADD", KEYS[1], last .. "-1", "type", ARGV[i], "at", ARGV[i + 1],
-             "by", ARGV[i + 2], "hash", ARGV[i + 3], "data", ARGV[i + 4])
+             "by", ARGV[i + 2], "hash", ARGV[i + 3], "data", ARGV[i + 4],
+             "batch", expected + 1)
 end
 redis.call("HSET", KEYS[2], "version", last, "head", ARGV[3])
 

@@ -34,6 +34,8 @@ from events.domain.envelope import GENESIS, Envelope, NewEvent, canonical_json, 
 from events.exceptions import GameNotFound, IdempotencyKeyReused, VersionConflict
 
 IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60
+# No batch is longer: 50 moves, the game's end and the seed after them.
+MAX_BATCH_EVENTS = 128
 # What a game id can be: ours are 16 hex digits; imported records keep theirs, of this form.
 GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _HERE = Path(__file__).parent
@@ -163,9 +165,15 @@ class EventStore:
             raise IdempotencyKeyReused(f"idempotency key {idempotency_key!r} was reused")
         return self.read(game_id, int(first), int(last))
 
-    def put_seed(self, game_id: str, seed: bytes) -> None:
-        if not self._redis.set(self._key(game_id, "seed"), seed.hex(), nx=True):
-            raise ValueError(f"game {game_id!r} already has a seed")
+    def put_seed(self, game_id: str, seed: bytes) -> bytes:
+        """Store `seed` unless the game has one already; the game's seed either way (a
+        seed is never overwritten)."""
+        key = self._key(game_id, "seed")
+        pipe = self._redis.pipeline()  # MULTI: the SET and the GET see the same value
+        pipe.set(key, seed.hex(), nx=True)
+        pipe.get(key)
+        _, stored = pipe.execute()
+        return bytes.fromhex(_text(stored))
 
     def save_snapshot(self, game_id: str, version: int, payload: dict[str, Any]) -> None:
         self._save_snapshot(keys=[self._key(game_id, "snap")], args=[version, json.dumps(payload)])
@@ -208,6 +216,35 @@ class EventStore:
         if version is None or payload is None:
             return None
         return int(version), json.loads(payload)
+
+    def batch_start(self, game_id: str, version: int) -> int:
+        """The first version of the batch (one append) that wrote `version`: a commit is one
+        batch. Entries written before batches were recorded count as batches of one."""
+        entries = self._redis.xrange(self._key(game_id, "events"), f"{version}-1",
+                                     f"{version}-1") or []
+        if not entries:
+            raise GameNotFound(f"no version {version} in game '{_shown(game_id)}'")
+        first = (entries[0][1] or {}).get(b"batch")
+        return int(first) if first is not None else version
+
+    def batch_end(self, game_id: str, first: int) -> int:
+        """The last version of the batch that starts at version `first`."""
+        entries = self._redis.xrange(self._key(game_id, "events"), f"{first}-1", "+",
+                                     count=MAX_BATCH_EVENTS) or []
+        last = first
+        for entry_id, fields in entries[1:]:
+            if entry_id is None or int((fields or {}).get(b"batch", -1)) != first:
+                break
+            last = int(_text(entry_id).split("-")[0])
+        return last
+
+    def scan_game_ids(self, cursor: int, count: int) -> tuple[int, list[str]]:
+        """One step of a SCAN over every game's stream: (next cursor, 0 at the end; ids)."""
+        head, tail = f"{self._prefix}:g:{{", "}:events"
+        pattern = _glob_escape(head) + "*" + _glob_escape(tail)
+        cursor, keys = self._redis.scan(cursor, match=pattern, count=count, _type="stream")
+        ids = [_text(key)[len(head): -len(tail)] for key in keys]
+        return int(cursor), [game_id for game_id in ids if "}" not in game_id]
 
     def game_ids(self) -> Iterator[str]:
         """Every game with a stream (SCAN), for rebuilding read models."""

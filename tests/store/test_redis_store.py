@@ -58,6 +58,14 @@ def epoch_ms(at: str) -> int:
     return round(datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp() * 1000)
 
 
+def test_each_entry_knows_the_batch_it_was_appended_in(store: EventStore) -> None:
+    store.append("g1", 0, [move(1), move(2)])
+    store.append("g1", 2, [move(3)])
+    store.append("g1", 3, [move(4), move(5), move(6)])
+    assert [store.batch_start("g1", v) for v in range(1, 7)] == [1, 1, 3, 4, 4, 4]
+    assert [store.batch_end("g1", first) for first in (1, 3, 4)] == [2, 3, 6]
+
+
 def test_stream_entries_have_id_v_dash_1_and_the_same_fields(
     store: EventStore, redis_client: redis.Redis
 ) -> None:
@@ -67,7 +75,7 @@ def test_stream_entries_have_id_v_dash_1_and_the_same_fields(
     assert [fields for _, fields in entries] == [
         {b"type": e["type"].encode(), b"at": str(epoch_ms(e["at"])).encode(),
          b"by": e["by"].encode(), b"hash": bytes.fromhex(e["hash"]),
-         b"data": canonical_json(e["data"])}
+         b"data": canonical_json(e["data"]), b"batch": b"1"}  # the batch's first version
         for e in written
     ]
     meta = redis_client.hgetall("meeple:g:{g1}:meta")
