@@ -16,19 +16,17 @@ process. Two things can still delay or lose one, and both are mended here:
 from __future__ import annotations
 
 import os
-import socket
 from collections.abc import Iterable
-from datetime import UTC, datetime
 
 import click
 import redis
 import structlog
 from rq.scheduler import SCHEDULER_KEY_TEMPLATE, RQScheduler
 from rq.scripts import release_lock
-from rq.utils import utcparse
 
 from events.application.dispatch import RQDispatcher
 from events.application.meeple import Meeple
+from events.application.rq_processes import is_gone
 from events.exceptions import MeepleError
 from workers.reconcile import schedule_pass
 
@@ -57,41 +55,13 @@ def reclaim_scheduler_locks(client: redis.Redis, queues: Iterable[str]) -> list[
         owner = client.get(key)
         if owner is None:
             continue
-        name = _text(owner)
-        if _is_gone(client, name) and release_lock(client, key, name):
+        name = owner.decode() if isinstance(owner, bytes) else str(owner)
+        gone = is_gone(client, SCHEDULER_KEY_TEMPLATE % name, STALE_HEARTBEAT_SECONDS)
+        if gone and release_lock(client, key, name):
             log.warning("freed the scheduler lock of a stopped scheduler", queue=queue,
                         scheduler=name)
             freed.append(queue)
     return freed
-
-
-def _is_gone(client: redis.Redis, name: str) -> bool:
-    raw = client.hgetall(SCHEDULER_KEY_TEMPLATE % name)
-    if not raw:
-        return True  # no metadata: it never registered, or stopped heartbeating long ago
-    info = {_text(key): _text(value) for key, value in raw.items()}
-    pid = info.get("pid", "")
-    if info.get("hostname") == socket.gethostname() and pid.isdigit() and not _pid_alive(int(pid)):
-        return True
-    beat = info.get("last_heartbeat")
-    if not beat:
-        return False
-    silence = datetime.now(UTC) - utcparse(beat).replace(tzinfo=UTC)
-    return silence.total_seconds() > STALE_HEARTBEAT_SECONDS
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # someone else's process: alive
-    return True
 
 
 def prepare_scheduler(client: redis.Redis, queues: Iterable[str]) -> None:

@@ -87,6 +87,12 @@ class EmbeddedRedis:
     def pid(self) -> int | None:
         return self._proc.pid if self._proc else None
 
+    @property
+    def process(self) -> subprocess.Popen[bytes]:
+        if self._proc is None:
+            raise RuntimeError("redis is not started")
+        return self._proc
+
     def start(self, timeout: float = 10.0) -> str:
         """Start redis-server, wait until it answers PING, and return its URL."""
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -113,6 +119,7 @@ class EmbeddedRedis:
             os.close(lock)
         self._wait_ready(port, timeout)
         (self.workdir / "port").write_text(f"{port}\n")
+        (self.workdir / "pid").write_text(f"{self._proc.pid}\n")
         return self.url
 
     def _lock_workdir(self) -> int:

@@ -5,6 +5,7 @@ one, a private Redis (plus a memory-only one for rate-limit counters)."""
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -39,13 +40,15 @@ def run(host: str, port: int, workers: int | None, smtpd_port: int) -> None:
         redis_url = os.environ.get("MEEPLE_REDIS_URL")
         counters_url = os.environ.get("MEEPLE_RATELIMIT_REDIS_URL")
         if not redis_url:
-            redis_url = start_embedded(embedded, EmbeddedRedis(Path("var") / "redis"))
+            redis_url = start_embedded(supervisor, embedded, "redis",
+                                       EmbeddedRedis(Path("var") / "redis"))
             if not counters_url:
                 # Rate-limit counters need no fsync: a second, memory-only server keeps
                 # them off the game store's appendfsync-always path.
                 counters = EmbeddedRedis(Path("var") / "redis-counters", free_port(),
                                          durable=False)
-                counters_url = start_embedded(embedded, counters)
+                counters_url = start_embedded(supervisor, embedded, "redis-counters",
+                                              counters)
         env = {**os.environ, "MEEPLE_REDIS_URL": redis_url, "MEEPLE_BIND": f"{host}:{port}"}
         if counters_url:
             env["MEEPLE_RATELIMIT_REDIS_URL"] = counters_url
@@ -67,13 +70,23 @@ def run(host: str, port: int, workers: int | None, smtpd_port: int) -> None:
     sys.exit(code)
 
 
-def start_embedded(started: list[EmbeddedRedis], server: EmbeddedRedis) -> str:
+def start_embedded(supervisor: Supervisor, started: list[EmbeddedRedis], name: str,
+                   server: EmbeddedRedis) -> str:
+    """Start `server` and have `supervisor` start it again, on the same port and data,
+    whenever it dies."""
     try:
         url = server.start()
     except RuntimeError as exc:
         raise click.ClickException(str(exc)) from None
     started.append(server)
     log.info("embedded redis started", url=url, dir=str(server.workdir), pid=server.pid)
+
+    def restart() -> subprocess.Popen[bytes]:
+        server.start()
+        log.info("embedded redis started again", url=url, pid=server.pid)
+        return server.process
+
+    supervisor.adopt(name, restart, store=True, started=server.process)
     return url
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 
 import click
 import redis
@@ -12,6 +13,8 @@ from rq import SimpleWorker, Worker
 from cli.deadlines import prepare_scheduler
 
 DEFAULT_QUEUES = ("ai", "scoring", "notify")
+BACKOFF_START_SECONDS = 0.5
+BACKOFF_MAX_SECONDS = 30.0
 
 log = structlog.get_logger("meeple")
 
@@ -36,12 +39,25 @@ def worker(with_scheduler: bool, burst: bool, fork: bool, queues: tuple[str, ...
     # forking for each one costs more than a bot move (~50 ms against ~2 ms). --fork
     # isolates each job in a child, as RQ does by default.
     worker_class = Worker if fork else SimpleWorker
-    if with_scheduler:
-        # Deadlines: take over a dead scheduler's lock at once, and re-schedule any lost job.
-        prepare_scheduler(connection, names)
-    # rq installs its own SIGINT/SIGTERM handlers: the first signal is a warm
-    # shutdown (the running job finishes), a second one a cold shutdown.
-    worker_class(names, connection=connection).work(
-        with_scheduler=with_scheduler, burst=burst, logging_level="INFO"
-    )
+    backoff = BACKOFF_START_SECONDS
+    while True:
+        try:
+            if with_scheduler:
+                # Deadlines and the reconciler: take over a dead scheduler's lock at once,
+                # re-schedule any lost job, start the passes.
+                prepare_scheduler(connection, names)
+            # rq installs its own SIGINT/SIGTERM handlers: the first signal is a warm
+            # shutdown (the running job finishes), a second one a cold shutdown.
+            worker_class(names, connection=connection).work(
+                with_scheduler=with_scheduler, burst=burst, logging_level="INFO"
+            )
+            break
+        except redis.ConnectionError as err:
+            if burst:
+                raise
+            # Redis restarting (or the network): wait and start again, rather than exit.
+            log.warning("redis unreachable; the worker starts again", error=repr(err),
+                        retry_in_seconds=backoff)
+            time.sleep(backoff)
+            backoff = min(BACKOFF_MAX_SECONDS, backoff * 2)
     log.info("worker stopped")

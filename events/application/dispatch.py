@@ -20,6 +20,7 @@ from rq import Queue, Retry
 from rq.job import Job, JobStatus
 
 from events.accounts.profiles import Profiles
+from events.application.rq_processes import WORKER_KEY, is_gone
 from events.domain.deadlines import TurnClock, due, reminder_time
 from events.domain.envelope import Envelope
 from events.domain.table import Status, Table
@@ -286,6 +287,9 @@ class RQDispatcher:
             listed = queue is not None and self._redis.lpos(queue.key, job.id) is not None
             return "live" if listed else "lost"
         if status == JobStatus.STARTED:
+            worker = job.worker_name
+            if worker and is_gone(self._redis, WORKER_KEY.format(worker), STALE_JOB_SECONDS):
+                return "lost"  # its worker was killed: the job will never end
             beat = job.last_heartbeat or job.started_at
             if beat is not None:
                 age = datetime.now(UTC) - beat.replace(tzinfo=UTC)

@@ -4,12 +4,14 @@ gunicorn, a worker and `meeple smtpd`, serves /healthz, and a Ctrl-C stops it al
 from __future__ import annotations
 
 import http.client
+import json
 import os
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from cli.embedded_redis import free_port, port_is_free
 
@@ -66,3 +68,82 @@ def test_meeple_run_serves_and_stops_cleanly_on_ctrl_c(tmp_path: Path) -> None:
     assert port_is_free(port), "gunicorn still listening"
     assert port_is_free(smtpd_port), "meeple smtpd still listening"
     assert port_is_free(redis_port), "redis still running"
+
+
+def child_pids(log_path: Path) -> dict[str, int]:
+    """The latest pid of each child, from `meeple run`'s JSON log lines."""
+    pids: dict[str, int] = {}
+    for line in log_path.read_text().splitlines():
+        if line.startswith("{"):
+            entry = json.loads(line)
+            if entry.get("event") == "started" and "child" in entry:
+                pids[entry["child"]] = entry["pid"]
+    return pids
+
+
+def call(port: int, method: str, path: str, body: Any = None, key: str | None = None) -> Any:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    headers = {"Content-Type": "application/json"}
+    if key:
+        headers["Authorization"] = f"Bearer {key}"
+    try:
+        conn.request(method, path, json.dumps(body) if body is not None else None, headers)
+        response = conn.getresponse()
+        return response.status, json.loads(response.read() or b"null")
+    finally:
+        conn.close()
+
+
+def test_meeple_run_starts_again_whatever_dies_and_bot_games_still_finish(
+        tmp_path: Path) -> None:
+    port, smtpd_port = free_port(), free_port()
+    env = {key: value for key, value in os.environ.items()
+           if key not in ("MEEPLE_REDIS_URL", "MEEPLE_RATELIMIT_REDIS_URL")}
+    log_path = tmp_path / "meeple-run.log"
+    with log_path.open("wb") as log:
+        proc = subprocess.Popen(
+            [str(MEEPLE), "run", "--port", str(port), "--workers", "1",
+             "--smtpd-port", str(smtpd_port)],
+            cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT,
+        )
+    try:
+        wait_healthy(proc, port)
+        status, player = call(port, "POST", "/v1/players", {"name": "host"})
+        assert status == 201
+        key = player["api_key"]
+        games = [call(port, "POST", "/v1/games", {"type": "res-publica-2230ad", "seats": 2,
+                                                  "bots": [0, 1], "join": False}, key)[1]["id"]
+                 for _ in range(2)]
+        redis_pid = int((tmp_path / "var" / "redis" / "pid").read_text())
+        os.kill(redis_pid, signal.SIGKILL)  # the game store, while the bots play
+        time.sleep(1)
+        os.kill(child_pids(log_path)["worker"], signal.SIGKILL)
+        os.kill(int((tmp_path / "var" / "redis-counters" / "pid").read_text()), signal.SIGKILL)
+        # Everything comes back, and both games go on (from where they were: the store kept
+        # every acknowledged event), by a good many bot moves.
+        def versions() -> list[int]:
+            answers = [call(port, "GET", f"/v1/games/{game}", key=key) for game in games]
+            return [body["version"] if code == 200 else -1 for code, body in answers]
+
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and min(versions()) < 0:
+            time.sleep(0.25)
+        after_kills = versions()
+        while time.monotonic() < deadline:
+            assert proc.poll() is None, "meeple run stopped"
+            now = versions()
+            if all(version >= start + 30 for version, start in zip(now, after_kills,
+                                                                   strict=True)):
+                break
+            time.sleep(0.25)
+        assert all(version >= start + 30 for version, start in zip(versions(), after_kills,
+                                                                    strict=True))
+        assert int((tmp_path / "var" / "redis" / "pid").read_text()) != redis_pid
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(STOP_SECONDS * 2)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        print(log_path.read_text())

@@ -3,6 +3,9 @@ again, and a real RQ worker then carries the game on (events.application.reconci
 
 from __future__ import annotations
 
+import socket
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -169,3 +172,26 @@ def test_passes_run_on_rqs_scheduler_and_schedule_the_next(app):
     assert result["looked_at"] == 0
     scheduled = Queue("scoring", connection=app.redis).scheduled_job_registry.get_job_ids()
     assert any(name.startswith("reconcile-") and name != job_id for name in scheduled)
+
+
+def test_a_job_of_a_worker_killed_a_moment_ago_is_queued_again_at_once(app):
+    """No waiting for a heartbeat to go stale: the worker ran on this host under a pid that
+    is gone (what kill -9 of `meeple worker` leaves)."""
+    game_id = bot_game_whose_dispatch_died(app)
+    RQDispatcher(app.redis).after_commit(app.load(game_id))
+    queue = Queue("ai", connection=app.redis)
+    [job_id] = queue.job_ids
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    now = datetime.now(UTC)
+    app.redis.hset("rq:worker:killed", mapping={
+        "pid": dead.pid, "hostname": socket.gethostname(),
+        "last_heartbeat": now.strftime("%Y-%m-%dT%H:%M:%S.%fZ")})
+    app.redis.lrem(queue.key, 0, job_id)
+    job = Job.fetch(job_id, connection=app.redis)
+    job.set_status(JobStatus.STARTED)
+    job.worker_name, job.started_at, job.last_heartbeat = "killed", now, now
+    job.save()
+    assert a_pass(app).requeued == 1
+    run_worker(app)
+    assert app.load(game_id).status is Status.ENDED
