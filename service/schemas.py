@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validate
 
 from events.accounts.profiles import DIGEST_CHOICES, NOTIFY_CHOICES
@@ -38,8 +40,20 @@ class Problem(Strict):
 # --- players ----------------------------------------------------------------
 
 
+def printable_name(name: str) -> None:
+    """A name goes into email headers and every client's screen: no control, format or
+    line-separator characters (CR, LF, U+2028, a right-to-left override ...)."""
+    bad = [char for char in name if unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp")]
+    if bad:
+        raise ValidationError(f"a name may not hold control or line-separator characters "
+                              f"(found U+{ord(bad[0]):04X})")
+    if not name.strip():
+        raise ValidationError("a name must have something besides spaces")
+
+
 class PlayerCreate(Strict):
-    name = fields.String(required=True, validate=validate.Length(min=1, max=40))
+    name = fields.String(required=True, validate=[validate.Length(min=1, max=40),
+                                                  printable_name])
 
 
 class PlayerOut(Strict):

@@ -17,6 +17,7 @@ import structlog
 
 from events.accounts.profiles import Profiles
 from events.application.digests import Digests
+from workers.email_text import header_text
 from workers.jobs import _app
 from workers.notify import deliver_email, post_signed
 
@@ -62,7 +63,7 @@ def send_digest(player_id: str, day: str) -> str:
 def digest_email(to: str, digest: dict[str, Any], delivery: str) -> EmailMessage:
     count = digest["awaiting_total"]
     email = EmailMessage()
-    email["Subject"] = (f"Meeple, {digest['day']}: "
+    email["Subject"] = header_text(f"Meeple, {digest['day']}: "
                         f"{count} game{'s' if count != 1 else ''} await{'s' if count == 1 else ''}"
                         " your move")
     email["From"] = os.environ.get("MEEPLE_MAIL_FROM") or "meeple@localhost"

@@ -3,6 +3,7 @@ and how to reply; and the Reply-To address that carries a fresh reply token."""
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 from events.mail import reply_tokens
@@ -97,3 +98,12 @@ def _flat(value: Any) -> str:
     if isinstance(value, list):
         return ", ".join(_flat(item) for item in value) or "none"
     return str(value)
+
+
+def header_text(text: str) -> str:
+    """`text` fit for a header: control, format and line-separator characters (a CR/LF, a
+    U+2028 in a player's name or a prompt) become spaces, so no value can start a header
+    of its own or break the message; the email library encodes what is not ASCII."""
+    cleaned = "".join(" " if unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp") else char
+                      for char in text)
+    return " ".join(cleaned.split())

@@ -28,7 +28,7 @@ from events.accounts.webhook_urls import checked_address
 from events.application.digests import HELD_EVENTS, hold_for_digest
 from events.domain.table import Status, Table
 from events.domain.visibility import table_view
-from workers.email_text import reply_to, turn_lines
+from workers.email_text import header_text, reply_to, turn_lines
 from workers.jobs import _app
 
 log = structlog.get_logger()
@@ -130,15 +130,16 @@ def email_for(to: str, message: dict[str, Any], delivery: str) -> EmailMessage:
     prompt = message["prompt"] or ""
     email = EmailMessage()
     if message["event"] == "game_ended":
-        email["Subject"] = f"{title} (game {game_id}) has ended"
+        subject = f"{title} (game {game_id}) has ended"
     elif message["event"] == "deadline_reminder":
-        email["Subject"] = (f"Reminder: your move in {title} (game {game_id}) is due at "
-                            f"{message['due_at']}")
+        subject = (f"Reminder: your move in {title} (game {game_id}) is due at "
+                   f"{message['due_at']}")
     elif message["event"] == "message":
-        email["Subject"] = f"{message['from_name']} wrote at the table of {title} (game {game_id})"
+        subject = f"{message['from_name']} wrote at the table of {title} (game {game_id})"
     else:
         short = prompt if len(prompt) <= SUBJECT_PROMPT_LENGTH else prompt[:77] + "..."
-        email["Subject"] = f"Your turn in {title} (game {game_id}): {short}".rstrip(": ")
+        subject = f"Your turn in {title} (game {game_id}): {short}".rstrip(": ")
+    email["Subject"] = header_text(subject)
     email["From"] = os.environ.get("MEEPLE_MAIL_FROM") or "meeple@localhost"
     email["To"] = to
     email["Date"] = formatdate(usegmt=True)

@@ -13,7 +13,7 @@ import structlog
 from events.accounts.profiles import Profiles
 from events.application.meeple import Meeple
 from events.exceptions import GameNotFound
-from workers.email_text import reply_to, turn_lines
+from workers.email_text import header_text, reply_to, turn_lines
 from workers.jobs import _app
 from workers.notify import _message, deliver_email
 
@@ -58,7 +58,7 @@ def answer_email(to: str, outcome: str, reason: str, message: dict[str, Any] | N
     subject = SUBJECTS.get(outcome, "About your emailed reply")
     if message is not None:
         subject += f": {message['title']} (game {message['game_id']})"
-    email["Subject"] = subject
+    email["Subject"] = header_text(subject)
     email["From"] = os.environ.get("MEEPLE_MAIL_FROM") or "meeple@localhost"
     email["To"] = to
     email["Date"] = formatdate(usegmt=True)

@@ -44,12 +44,15 @@ from events.exceptions import (
 from events.mail import reply_tokens
 from events.mail.reply_text import MAX_WORDS, parse_message, raw_headers, reply_words
 from games.contract import Move
+from games.information import ends_batch
 
 log = structlog.get_logger()
 
 ANSWER_REPLY = "workers.replies.answer_reply"
 # A used token is remembered this long; older emails are stale anyway by then.
 USED_TTL_SECONDS = 30 * 86400
+# Refused replies answered per seat and turn; later ones are only logged.
+MAX_REFUSALS_PER_TURN = 3
 RECIPIENT_HEADERS = ("Delivered-To", "X-Original-To", "To", "Cc")
 OUTCOMES = ("played", "forged", "reused", "stale", "unreadable")
 _CODE = re.compile(r"[0-9]{1,6}")  # ASCII digits only: str.isdigit() also takes "²"
@@ -141,11 +144,23 @@ class EmailReplies:
                                  token.seat, table.version)
         log.info("email reply", outcome=result.outcome, game_id=token.game_id,
                  seat=token.seat, token_version=token.version)
-        if result.outcome != "played":
+        if result.outcome != "played" and self._may_answer(token.game_id, token.seat,
+                                                           table.version):
             to = self.profiles.get(placed.player_id).email
             if to:
                 self.mailer.answer(to, result, placed.player_id, answer_id)
         return result
+
+    def _may_answer(self, game_id: str, seat: int, version: int) -> bool:
+        """At most MAX_REFUSALS_PER_TURN refused replies of a seat are answered per turn:
+        each answer carries a fresh token, and a reply is an attempt, so answering without
+        end would let one seat probe without end."""
+        key = f"{self._prefix}:reply-refused:{game_id}:{seat}:{version}"
+        pipe = self.app.redis.pipeline()
+        pipe.incr(key)
+        pipe.expire(key, USED_TTL_SECONDS)
+        count, _ = pipe.execute()
+        return int(count) <= MAX_REFUSALS_PER_TURN
 
     # --- outcomes -------------------------------------------------------------------------
 
@@ -242,6 +257,13 @@ class EmailReplies:
                                  f"point{listed}.")
             moves.append({"id": move["id"]})
             if index < len(words):
+                # The API's rule for moves sent together: one that shows the player something
+                # new must be the last, or what the later codes are answered would tell it.
+                if ends_batch(current.game, current.state, seat, move, seed,
+                              current.version + 1):
+                    raise Unreadable(f"'{word}' (word {index}) shows you something you cannot "
+                                     "know yet (a draw, a hidden card): it must be the last "
+                                     "code of a reply. Send the rest once you have seen it.")
                 current = decide_moves(current, player_id, seat, [moves[-1]], seed).table
         return moves
 
