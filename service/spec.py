@@ -17,7 +17,9 @@ Errors are `application/problem+json` with a stable `code`.
 
 Every JSON body is refused with `400 bad_request`, whatever its schema allows, when it
 nests deeper than 32 levels, holds an integer of more than 20 digits, NaN or Infinity, or
-a string with a lone UTF-16 surrogate; bodies are at most 64 KB (`413`), records 16 MB.
+a string with a lone UTF-16 surrogate. Bodies are at most 64 KB (`413`); a record sent to
+`/v1/records/verify` or `/v1/records` at most 4 MB with an API key, 1 MB without, and at
+most 200,000 JSON objects and arrays.
 An id that cannot be a game id (1 to 64 letters, digits, `_` or `-`) names no game: `404`.
 """
 

@@ -6,23 +6,29 @@ import re
 from typing import Any
 
 from flask import Response, current_app, json, request
-from werkzeug.exceptions import BadRequest
+from werkzeug.exceptions import BadRequest, RequestEntityTooLarge
 
+from events.accounts.players import Player
 from events.domain.table import Status
-from events.exceptions import RecordInvalid
+from events.exceptions import RecordInvalid, Unauthorized
 from events.records.keys import Keyring
 from events.records.record import build_record, sign_record
 from events.records.verify import verify_record
 from service import json_body
 from service.api import Blueprint
 from service.api.games import BEARER
-from service.auth import current_player, meeple
+from service.auth import api_key_of_request, current_player, meeple
 from service.schemas import GameOut, KeysOut, RecordDoc, VerifyReport
 
 blp = Blueprint("records", __name__, description="Game records, their verification and import")
 
-# A record holds every event of a game: far more than a move request (service MAX_CONTENT_LENGTH).
-RECORD_MAX_BYTES = 16 * 1024 * 1024
+# A record holds every event of a game: far more than a move request (service
+# MAX_CONTENT_LENGTH), but its cost is bounded: in bytes (smaller for a caller without a
+# key), and in JSON objects and arrays, which cost memory out of proportion to their bytes
+# ("{}" is 2 bytes, a parsed dict some 60). A long real game is well under both.
+RECORD_MAX_BYTES = 4 * 1024 * 1024
+ANONYMOUS_RECORD_MAX_BYTES = 1024 * 1024
+RECORD_MAX_CONTAINERS = 200_000
 GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
@@ -37,16 +43,32 @@ def record_json(record: dict[str, Any], status: int = 200) -> Response:
 
 
 def posted_record() -> dict[str, Any]:
-    request.max_content_length = RECORD_MAX_BYTES
+    request.max_content_length = (RECORD_MAX_BYTES if caller() is not None
+                                  else ANONYMOUS_RECORD_MAX_BYTES)
     if not request.is_json:
         raise BadRequest("send the record as a JSON object (Content-Type: application/json)")
+    data = request.get_data(cache=True)
+    containers = data.count(b"{") + data.count(b"[")  # an upper bound: strings count too
+    if containers > RECORD_MAX_CONTAINERS:
+        raise RequestEntityTooLarge(f"a record holds at most {RECORD_MAX_CONTAINERS} JSON "
+                                    "objects and arrays")
     try:
-        body = json_body.loads(request.get_data(cache=True))
+        body = json_body.loads(data)
     except json_body.UnacceptableJson as err:
         raise BadRequest(f"the record is not acceptable JSON: {err}") from None
     if not isinstance(body, dict):
         raise BadRequest("send the record as a JSON object (Content-Type: application/json)")
     return body
+
+
+def caller() -> Player | None:
+    """The authenticated caller, or None for anonymous calls and wrong keys."""
+    if api_key_of_request() is None:
+        return None
+    try:
+        return current_player()
+    except Unauthorized:
+        return None
 
 
 @blp.route("/v1/games/<game_id>/record", methods=["GET"])

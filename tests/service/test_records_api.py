@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -170,3 +171,29 @@ def test_after_a_key_rotation_old_records_still_verify(app, alice, client, finis
         assert client.post("/v1/records/verify", json=record).json["ok"] is True
     listed = CliRunner().invoke(main, ["keys", "list", "--dir", app.config["KEYS_DIR"]])
     assert old["signature"]["key_id"] in listed.output and "current" in listed.output
+
+
+def junk_record(events: int, filler: str = "") -> bytes:
+    """What an attacker sends to make the verifier work: a record whose events are empty
+    objects (each a problem), padded to size with `filler`."""
+    body = {"format": "meeple-record/1", "game": {}, "seed_commitment": "", "complete": True,
+            "redacted_for": None, "events": [{} for _ in range(events)], "seed": None,
+            "scores": None, "signature": {}, "note": filler}
+    return json.dumps(body).encode()
+
+
+def test_the_size_of_a_record_to_verify_is_bounded_smaller_without_a_key(client, alice):
+    json_headers = {"Content-Type": "application/json"}
+    over_a_megabyte = junk_record(10, "x" * (1024 * 1024 + 10))
+    response = client.post("/v1/records/verify", data=over_a_megabyte, headers=json_headers)
+    assert response.status_code == 413 and response.json["code"] == "too_large"
+    keyed = {**alice.headers, **json_headers}
+    answer = client.post("/v1/records/verify", data=over_a_megabyte, headers=keyed)
+    assert answer.status_code == 200 and answer.json["ok"] is False
+    over_four = junk_record(10, "x" * (4 * 1024 * 1024 + 10))
+    assert client.post("/v1/records/verify", data=over_four, headers=keyed).status_code == 413
+    # Objects cost memory out of proportion to their bytes: their count is bounded too.
+    many = junk_record(250_000)
+    assert len(many) < 1024 * 1024
+    refused = client.post("/v1/records/verify", data=many, headers=json_headers)
+    assert refused.status_code == 413 and "200000 JSON objects" in refused.json["detail"]
