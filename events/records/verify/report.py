@@ -1,0 +1,108 @@
+"""What the verifier reports: problems, in record order, and the report that holds them."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from events.records.verify.paths import Difference, brief
+
+# Top-level fields in record order: problems are sorted by it.
+RECORD_FIELDS = ("format", "game", "seed_commitment", "complete", "redacted_for", "note",
+                 "events", "seed", "scores", "signature")
+_AFTER_EVERY_EVENT = 1 << 62  # "events" itself: what is missing after the last one
+_EVENT = re.compile(r"events\[(\d+)\]")
+_TOP = re.compile(r"[A-Za-z_]+")
+
+
+@dataclass(frozen=True)
+class Problem:
+    check: str  # format, signature, chain, header, rules, seed, replay, scores, complete, internal
+    version: int | None
+    path: str  # JSON path into the record ("" is the record itself)
+    expected: Any
+    found: Any
+    detail: str
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def describe(self) -> str:
+        where = self.path or "(the record)"
+        text = f"{where}: {self.detail}"
+        shown = [f"{word} {brief(value)}" for word, value in
+                 (("expected", self.expected), ("found", self.found)) if value is not None]
+        return text + (f" ({', '.join(shown)})" if shown else "")
+
+
+@dataclass
+class Report:
+    ok: bool
+    status: str  # "valid", "partial" (an incomplete record, nothing else wrong) or "invalid"
+    problems: list[Problem] = field(default_factory=list)
+    checked: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def first(self) -> Problem | None:
+        """The first problem in record order."""
+        return self.problems[0] if self.problems else None
+
+    def to_json(self) -> dict[str, Any]:
+        first = self.first
+        return {
+            "ok": self.ok,
+            "status": self.status,
+            "first": first.to_json() if first else None,
+            "problems": [problem.to_json() for problem in self.problems],
+            "checked": self.checked,
+        }
+
+
+def unreadable(detail: str) -> Report:
+    """The report for a document that is not even JSON."""
+    problem = Problem("format", None, "", None, None, f"not a JSON document: {detail}")
+    return Report(False, "invalid", [problem], {"events": 0})
+
+
+def sort_key(path: str) -> tuple[int, int]:
+    """(top-level field rank, event index) of a path: the record order of problems."""
+    top = _TOP.match(path)
+    name = top.group(0) if top else ""
+    rank = RECORD_FIELDS.index(name) if name in RECORD_FIELDS else -1
+    event = _EVENT.match(path)
+    if event:
+        return rank, int(event.group(1))
+    return rank, _AFTER_EVERY_EVENT if name == "events" else -1
+
+
+class Findings:
+    """The problems found so far, each with its place in the record: the checks run in their
+    own order, the report lists problems in the record's (ties: in the order found)."""
+
+    def __init__(self) -> None:
+        self._problems: list[tuple[tuple[int, int], int, Problem]] = []
+
+    def add(self, check: str, path: str, detail: str, *, version: int | None = None,
+            expected: Any = None, found: Any = None) -> None:
+        if version is None:
+            event = _EVENT.match(path)
+            version = int(event.group(1)) + 1 if event else None
+        problem = Problem(check, version, path, expected, found, detail)
+        self._problems.append((sort_key(path), len(self._problems), problem))
+
+    def add_difference(self, check: str, difference: Difference, what: str) -> None:
+        detail = what if difference.detail == "differs" else f"{what}: {difference.detail}"
+        self.add(check, difference.path, detail, expected=difference.expected,
+                 found=difference.found)
+
+    def report(self, checked: dict[str, Any]) -> Report:
+        ordered = sorted(self._problems, key=lambda p: p[:2])
+        problems = [problem for _, _, problem in ordered]
+        if not problems:
+            status = "valid"
+        elif all(problem.check == "complete" for problem in problems):
+            status = "partial"
+        else:
+            status = "invalid"
+        return Report(status == "valid", status, problems, checked)
