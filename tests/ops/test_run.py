@@ -41,16 +41,22 @@ def wait_healthy(proc: subprocess.Popen[bytes], port: int) -> None:
     raise AssertionError(f"GET /healthz was not 200 within {STARTUP_SECONDS}s")
 
 
-def test_meeple_run_serves_and_stops_cleanly_on_ctrl_c(tmp_path: Path) -> None:
-    port, smtpd_port = free_port(), free_port()
-    env = {key: value for key, value in os.environ.items() if key != "MEEPLE_REDIS_URL"}
-    log_path = tmp_path / "meeple-run.log"
-    with log_path.open("wb") as log:
-        proc = subprocess.Popen(
+def start_meeple_run(tmp_path: Path, port: int, smtpd_port: int) -> subprocess.Popen[bytes]:
+    """`meeple run` in `tmp_path`, on nothing configured, its output in meeple-run.log."""
+    env = {key: value for key, value in os.environ.items()
+           if key not in ("MEEPLE_REDIS_URL", "MEEPLE_RATELIMIT_REDIS_URL")}
+    with (tmp_path / "meeple-run.log").open("wb") as log:
+        return subprocess.Popen(
             [str(MEEPLE), "run", "--port", str(port), "--workers", "1",
              "--smtpd-port", str(smtpd_port)],
             cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT,
         )
+
+
+def test_meeple_run_serves_and_stops_cleanly_on_ctrl_c(tmp_path: Path) -> None:
+    port, smtpd_port = free_port(), free_port()
+    log_path = tmp_path / "meeple-run.log"
+    proc = start_meeple_run(tmp_path, port, smtpd_port)
     try:
         wait_healthy(proc, port)
         redis_port = int((tmp_path / "var" / "redis" / "port").read_text())
@@ -97,15 +103,8 @@ def call(port: int, method: str, path: str, body: Any = None, key: str | None = 
 def test_meeple_run_starts_again_whatever_dies_and_bot_games_still_finish(
         tmp_path: Path) -> None:
     port, smtpd_port = free_port(), free_port()
-    env = {key: value for key, value in os.environ.items()
-           if key not in ("MEEPLE_REDIS_URL", "MEEPLE_RATELIMIT_REDIS_URL")}
     log_path = tmp_path / "meeple-run.log"
-    with log_path.open("wb") as log:
-        proc = subprocess.Popen(
-            [str(MEEPLE), "run", "--port", str(port), "--workers", "1",
-             "--smtpd-port", str(smtpd_port)],
-            cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT,
-        )
+    proc = start_meeple_run(tmp_path, port, smtpd_port)
     try:
         wait_healthy(proc, port)
         status, player = call(port, "POST", "/v1/players", {"name": "host"})

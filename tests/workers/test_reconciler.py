@@ -58,6 +58,29 @@ def bot_game_whose_dispatch_died(app: Meeple) -> str:
     return table.id
 
 
+def queued_bot_turn(app: Meeple) -> tuple[str, str]:
+    """A stranded bot game whose bot turn was then queued: (game id, job id)."""
+    game_id = bot_game_whose_dispatch_died(app)
+    RQDispatcher(app.redis).after_commit(app.load(game_id))
+    [job_id] = Queue("ai", connection=app.redis).job_ids
+    return game_id, job_id
+
+
+def requeued_and_finished(app: Meeple, game_id: str) -> None:
+    assert a_pass(app).requeued == 1
+    run_worker(app)
+    assert app.load(game_id).status is Status.ENDED
+
+
+def left_started(app: Meeple, job_id: str, worker: str, since: datetime) -> None:
+    """The job as a worker that took it and died leaves it: off its queue, started."""
+    app.redis.lrem(Queue("ai", connection=app.redis).key, 0, job_id)
+    job = Job.fetch(job_id, connection=app.redis)
+    job.set_status(JobStatus.STARTED)
+    job.worker_name, job.started_at, job.last_heartbeat = worker, since, since
+    job.save()
+
+
 def test_a_bot_turn_never_queued_is_queued_and_the_game_finishes(app):
     game_id = bot_game_whose_dispatch_died(app)
     version = app.load(game_id).version
@@ -73,32 +96,18 @@ def test_a_bot_turn_never_queued_is_queued_and_the_game_finishes(app):
 def test_a_job_queued_in_no_queue_is_queued_again(app):
     """Redis lost the queue's list but kept the job's record: `Job.exists` alone would
     block the job forever."""
-    game_id = bot_game_whose_dispatch_died(app)
-    RQDispatcher(app.redis).after_commit(app.load(game_id))
-    [job_id] = Queue("ai", connection=app.redis).job_ids
+    game_id, job_id = queued_bot_turn(app)
     app.redis.delete(Queue("ai", connection=app.redis).key)
     assert Job.fetch(job_id, connection=app.redis).get_status() == JobStatus.QUEUED
-    assert a_pass(app).requeued == 1
-    run_worker(app)
-    assert app.load(game_id).status is Status.ENDED
+    requeued_and_finished(app, game_id)
 
 
 def test_a_job_left_started_by_a_dead_worker_is_queued_again(app):
-    game_id = bot_game_whose_dispatch_died(app)
-    RQDispatcher(app.redis).after_commit(app.load(game_id))
-    queue = Queue("ai", connection=app.redis)
-    [job_id] = queue.job_ids
-    job = Job.fetch(job_id, connection=app.redis)
+    game_id, job_id = queued_bot_turn(app)
     # What a worker killed with -9 leaves: the job taken off the queue, marked started, its
     # heart no longer beating.
-    app.redis.lrem(queue.key, 0, job_id)
-    long_ago = datetime.now(UTC) - timedelta(minutes=10)
-    job.set_status(JobStatus.STARTED)
-    job.started_at = job.last_heartbeat = long_ago
-    job.save()
-    assert a_pass(app).requeued == 1
-    run_worker(app)
-    assert app.load(game_id).status is Status.ENDED
+    left_started(app, job_id, "gone-far-away", datetime.now(UTC) - timedelta(minutes=10))
+    requeued_and_finished(app, game_id)
 
 
 def test_a_live_job_is_left_alone_and_a_settled_game_costs_nothing(app):
@@ -177,21 +186,12 @@ def test_passes_run_on_rqs_scheduler_and_schedule_the_next(app):
 def test_a_job_of_a_worker_killed_a_moment_ago_is_queued_again_at_once(app):
     """No waiting for a heartbeat to go stale: the worker ran on this host under a pid that
     is gone (what kill -9 of `meeple worker` leaves)."""
-    game_id = bot_game_whose_dispatch_died(app)
-    RQDispatcher(app.redis).after_commit(app.load(game_id))
-    queue = Queue("ai", connection=app.redis)
-    [job_id] = queue.job_ids
+    game_id, job_id = queued_bot_turn(app)
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
     now = datetime.now(UTC)
     app.redis.hset("rq:worker:killed", mapping={
         "pid": dead.pid, "hostname": socket.gethostname(),
         "last_heartbeat": now.strftime("%Y-%m-%dT%H:%M:%S.%fZ")})
-    app.redis.lrem(queue.key, 0, job_id)
-    job = Job.fetch(job_id, connection=app.redis)
-    job.set_status(JobStatus.STARTED)
-    job.worker_name, job.started_at, job.last_heartbeat = "killed", now, now
-    job.save()
-    assert a_pass(app).requeued == 1
-    run_worker(app)
-    assert app.load(game_id).status is Status.ENDED
+    left_started(app, job_id, "killed", now)
+    requeued_and_finished(app, game_id)
