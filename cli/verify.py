@@ -42,6 +42,10 @@ def summary_lines(report: Report, record: Any) -> list[str]:
     lines = [f"{verdict}:{what}" + (f", {count} problem(s)" if count else "")]
     lines.append("checked: " + _checked_text(report.checked))
     lines += [f"  [{problem.check}] {problem.describe()}" for problem in report.problems]
+    if report.not_listed:
+        stop = (" (the verifier stopped there: a record that wrong needs no more looking "
+                "at)" if report.stopped else "")
+        lines.append(f"  ... and {report.not_listed} more problem(s), not listed{stop}")
     return lines
 
 

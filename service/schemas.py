@@ -403,6 +403,10 @@ class VerifyReport(Schema):
         "description": "Each: check, version, path (JSON path into the record), expected, "
                        "found, detail"})
     first = fields.Dict(allow_none=True)
+    not_listed = fields.Integer(metadata={
+        "description": "Problems found beyond the first 100 listed (in record order)"})
+    stopped = fields.Boolean(metadata={
+        "description": "True when the verifier stopped after 10,000 problems"})
     checked = fields.Dict(metadata={"description": "What was checked, with counts"})
 
 

@@ -55,6 +55,17 @@ def test_verify_a_tampered_record_exits_1_and_names_the_place(tmp_path: Path) ->
     assert "[chain] events[20].hash: hash does not match the content" in result.output
 
 
+def test_verify_of_a_junk_record_lists_the_first_problems_and_counts_the_rest(
+        tmp_path: Path) -> None:
+    junk = {"format": "meeple-record/1", "game": {}, "seed_commitment": "", "complete": True,
+            "redacted_for": None, "events": [{}] * 5000, "seed": None, "scores": None,
+            "signature": {}}
+    result = run("verify", str(write(tmp_path, junk)))
+    assert result.exit_code == 1
+    assert result.output.count("  [") == 100
+    assert "more problem(s), not listed (the verifier stopped there" in result.output
+
+
 def test_verify_json_prints_the_report(tmp_path: Path) -> None:
     record = finished_record("asking-for-trobils")
     record["seed"] = record["seed"][:-1] + ("0" if record["seed"][-1] != "0" else "1")

@@ -29,6 +29,13 @@ Handler = Callable[[int, dict[str, Any]], bool]  # False stops the re-execution
 
 def replay(v: Verification, game: Game, created: dict[str, Any], seed: bytes) -> None:
     """Re-execute the record's events; what was re-executed goes into `v.checked`."""
+    seats = created["seats"]
+    if not game.min_players <= seats <= game.max_players:
+        # Also what keeps the run's cost bounded: free seats are listed in problems.
+        v.findings.add("replay", "events[0].data.seats", f"{game.title} is played by "
+                       f"{game.min_players} to {game.max_players}: cannot re-execute",
+                       expected=[game.min_players, game.max_players], found=seats)
+        return
     Replay(v, game, created, seed).run()
 
 

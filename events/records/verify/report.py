@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -11,6 +12,10 @@ from events.records.verify.paths import Difference, brief
 # Top-level fields in record order: problems are sorted by it.
 RECORD_FIELDS = ("format", "game", "seed_commitment", "complete", "redacted_for", "note",
                  "events", "seed", "scores", "signature")
+# A report lists the first problems in record order, and a run stops after this many: a
+# record made of junk costs a bounded answer and a bounded run (issue 11).
+MAX_LISTED = 100
+MAX_FOUND = 10_000
 _AFTER_EVERY_EVENT = 1 << 62  # "events" itself: what is missing after the last one
 _EVENT = re.compile(r"events\[(\d+)\]")
 _TOP = re.compile(r"[A-Za-z_]+")
@@ -42,6 +47,8 @@ class Report:
     status: str  # "valid", "partial" (an incomplete record, nothing else wrong) or "invalid"
     problems: list[Problem] = field(default_factory=list)
     checked: dict[str, Any] = field(default_factory=dict)
+    not_listed: int = 0  # problems found beyond the first MAX_LISTED
+    stopped: bool = False  # True when the verifier gave up after MAX_FOUND problems
 
     @property
     def first(self) -> Problem | None:
@@ -55,6 +62,8 @@ class Report:
             "status": self.status,
             "first": first.to_json() if first else None,
             "problems": [problem.to_json() for problem in self.problems],
+            "not_listed": self.not_listed,
+            "stopped": self.stopped,
             "checked": self.checked,
         }
 
@@ -76,12 +85,23 @@ def sort_key(path: str) -> tuple[int, int]:
     return rank, _AFTER_EVERY_EVENT if name == "events" else -1
 
 
+class TooManyProblems(Exception):
+    """MAX_FOUND problems were found: the verifier stops looking (verify_record catches it)."""
+
+
 class Findings:
     """The problems found so far, each with its place in the record: the checks run in their
-    own order, the report lists problems in the record's (ties: in the order found)."""
+    own order, the report lists problems in the record's (ties: in the order found).
+
+    Whatever a record holds, this costs little: only the first MAX_LISTED problems in record
+    order are kept (a heap of that size), the others are counted, and after MAX_FOUND the
+    run stops, since a record that wrong needs no more looking at."""
 
     def __init__(self) -> None:
-        self._problems: list[tuple[tuple[int, int], int, Problem]] = []
+        # A max-heap by negated keys: its top is the last kept problem in record order.
+        self._kept: list[tuple[tuple[int, int, int], Problem]] = []
+        self.found = 0
+        self._only_complete = True  # every problem so far is about an incomplete record
 
     def add(self, check: str, path: str, detail: str, *, version: int | None = None,
             expected: Any = None, found: Any = None) -> None:
@@ -89,7 +109,16 @@ class Findings:
             event = _EVENT.match(path)
             version = int(event.group(1)) + 1 if event else None
         problem = Problem(check, version, path, expected, found, detail)
-        self._problems.append((sort_key(path), len(self._problems), problem))
+        rank, index = sort_key(path)
+        entry = ((-rank, -index, -self.found), problem)
+        self.found += 1
+        self._only_complete = self._only_complete and check == "complete"
+        if len(self._kept) < MAX_LISTED:
+            heapq.heappush(self._kept, entry)
+        elif entry[0] > self._kept[0][0]:  # earlier in record order than the last kept
+            heapq.heapreplace(self._kept, entry)
+        if self.found >= MAX_FOUND:
+            raise TooManyProblems
 
     def add_difference(self, check: str, difference: Difference, what: str) -> None:
         detail = what if difference.detail == "differs" else f"{what}: {difference.detail}"
@@ -97,12 +126,14 @@ class Findings:
                  found=difference.found)
 
     def report(self, checked: dict[str, Any]) -> Report:
-        ordered = sorted(self._problems, key=lambda p: p[:2])
-        problems = [problem for _, _, problem in ordered]
+        ordered = sorted(self._kept, key=lambda kept: kept[0], reverse=True)
+        problems = [problem for _, problem in ordered]
         if not problems:
             status = "valid"
-        elif all(problem.check == "complete" for problem in problems):
+        elif self._only_complete:
             status = "partial"
         else:
             status = "invalid"
-        return Report(status == "valid", status, problems, checked)
+        return Report(status == "valid", status, problems, checked,
+                      not_listed=self.found - len(problems),
+                      stopped=self.found >= MAX_FOUND)
