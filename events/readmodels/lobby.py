@@ -70,7 +70,10 @@ class Lobby:
         awaited = awaited_players(summary)
         adds = [self._index("all"), self._index("status", status), self._index("type", game_type),
                 self._index("type", game_type, "status", status)]
-        adds += [self._index("player", p) for p in players]
+        for p in players:  # a player's games by type and status: a bounded read per page
+            adds += [self._index("player", p), self._index("player", p, "status", status),
+                     self._index("player", p, "type", game_type),
+                     self._index("player", p, "type", game_type, "status", status)]
         # The inbox: each player's games by last change, and those waiting for them.
         changed = [self._index("inbox", p) for p in players]
         changed += [self._index("awaiting", p) for p in awaited]
@@ -79,6 +82,9 @@ class Lobby:
             if other != status:
                 removes += [self._index("status", other),
                             self._index("type", game_type, "status", other)]
+                for p in players:
+                    removes += [self._index("player", p, "status", other),
+                                self._index("player", p, "type", game_type, "status", other)]
         keys = [f"{self._base}:summary", *adds, *changed, *removes]
         args = [summary["id"], summary["version"], json.dumps(summary),
                 _timestamp(summary["created_at"]), len(adds),
@@ -116,12 +122,15 @@ class Lobby:
     def _list_for_player(
         self, player_id: str, game_type: str | None, status: str | None, offset: int, limit: int
     ) -> Page:
-        # A player's own games are few, so the type and status filters run here.
-        ids = self._redis.zrevrange(self._index("player", player_id), 0, -1)
-        games = [g for g in self._summaries(ids)
-                 if (game_type is None or g["type"] == game_type)
-                 and (status is None or g["status"] == status)]
-        return Page(games[offset:offset + limit], len(games), offset, limit)
+        parts = ["player", player_id]
+        if game_type:
+            parts += ["type", game_type]
+        if status:
+            parts += ["status", status]
+        index = self._index(*parts)
+        total = int(self._redis.zcard(index))
+        ids = self._redis.zrevrange(index, offset, offset + limit - 1)
+        return Page(self._summaries(ids), total, offset, limit)
 
     def _summaries(self, ids: Any) -> list[dict[str, Any]]:
         if not ids:

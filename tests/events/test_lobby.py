@@ -34,3 +34,29 @@ def test_the_lobby_is_rebuilt_from_the_streams(redis_client: redis.Redis, redis_
     assert after.items == before.items and after.total == 2
     assert app.lobby.page(status="open").items[0]["id"] == opened.id
     assert app.lobby.page(player_id="p_bob").items[0]["id"] == started.id
+
+
+def test_a_players_games_are_paged_from_indexes_by_type_and_status(
+        redis_client: redis.Redis) -> None:
+    """GET /v1/games?player=X reads one page of an index, not all of the player's games."""
+    app = Meeple(redis_client)
+    alice, bob = Player("p_alice", "alice"), Player("p_bob", "bob")
+    open_ids = [app.create_game(alice, RP, 3).id for _ in range(7)]
+    started = []
+    for _ in range(4):
+        game = app.create_game(alice, RP, 2)
+        app.join_game(bob, game.id)
+        started.append(game.id)
+    trobils = app.create_game(alice, "asking-for-trobils", 3).id
+    page = app.lobby.page(player_id=alice.id, limit=3)
+    assert page.total == 12 and len(page.items) == 3
+    assert page.items[0]["id"] == trobils  # newest first
+    opened = app.lobby.page(player_id=alice.id, status="open", limit=100)
+    assert {g["id"] for g in opened.items} == {*open_ids, trobils} and opened.total == 8
+    active = app.lobby.page(player_id=alice.id, status="active", game_type=RP, offset=1, limit=2)
+    assert active.total == 4 and [g["id"] for g in active.items] == started[::-1][1:3]
+    assert app.lobby.page(player_id=bob.id, status="open").total == 0  # moved when they started
+    assert app.lobby.page(player_id=alice.id, game_type="asking-for-trobils").total == 1
+    # Each page is one ZREVRANGE of an index of its own, at most `limit` ids long.
+    assert redis_client.zcard(f"meeple:{{lobby}}:idx:player:{alice.id}:type:{RP}:status:open") \
+        == 7
