@@ -23,6 +23,7 @@ COMMANDS = {
     "run": "cli.run:run",
     "simulate": "cli.simulate:simulate",
     "smtpd": "cli.smtpd:smtpd",
+    "stats": "cli.stats:stats",
     "verify": "cli.verify:verify",
     "worker": "cli.worker:worker",
 }

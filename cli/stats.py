@@ -1,0 +1,79 @@
+"""`meeple stats`: what the Redis holds, by kind of key: keys and bytes (MEMORY USAGE).
+
+It reads every key once (SCAN, then MEMORY USAGE in pipelined batches), so on a large store
+it takes a while; it writes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+import click
+import redis
+
+BATCH = 500
+# (kind, pattern) in order: the first that matches names a key's kind.
+KINDS = (
+    ("game streams", r"meeple:g:\{[^}]*\}:events"),
+    ("game metadata", r"meeple:g:\{[^}]*\}:meta"),
+    ("game seeds", r"meeple:g:\{[^}]*\}:seed"),
+    ("game snapshots", r"meeple:g:\{[^}]*\}:snap"),
+    ("idempotency keys", r"meeple:g:\{[^}]*\}:idem:.*"),
+    ("lobby", r"meeple:\{lobby\}:.*"),
+    ("ratings", r"meeple:\{ratings\}.*"),
+    ("players and API keys", r"meeple:(player|apikey):.*"),
+    ("profiles", r"meeple:profile(-email)?(:.*)?"),
+    ("sent notices", r"meeple:notified:.*"),
+    ("digests", r"meeple:digest:.*"),
+    ("email replies", r"meeple:reply-(used|refused):.*"),
+    ("reconciler", r"meeple:reconcile.*"),
+    ("rate limits", r"(LIMITS:)?(LIMITER|meeple:ratelimit).*"),
+    ("RQ", r"rq:.*"),
+)
+_COMPILED = [(kind, re.compile(pattern)) for kind, pattern in KINDS]
+
+
+def kind_of(key: str) -> str:
+    return next((kind for kind, pattern in _COMPILED if pattern.fullmatch(key)), "other")
+
+
+def tally(client: redis.Redis) -> dict[str, tuple[int, int]]:
+    """kind -> (keys, bytes)."""
+    found: dict[str, tuple[int, int]] = {}
+    batch: list[bytes] = []
+
+    def flush() -> None:
+        pipe = client.pipeline(transaction=False)
+        for key in batch:
+            pipe.memory_usage(key, samples=0)
+        for key, size in zip(batch, pipe.execute(), strict=True):
+            kind = kind_of(key.decode(errors="replace"))
+            keys, total = found.get(kind, (0, 0))
+            found[kind] = (keys + 1, total + int(size or 0))
+        batch.clear()
+
+    for key in client.scan_iter(count=1000):
+        batch.append(key)
+        if len(batch) >= BATCH:
+            flush()
+    if batch:
+        flush()
+    return found
+
+
+@click.command("stats")
+def stats() -> None:
+    """Redis memory by kind of key (game streams, snapshots, lobby, RQ, ...)."""
+    url = os.environ.get("MEEPLE_REDIS_URL")
+    if not url:
+        raise click.UsageError("MEEPLE_REDIS_URL is not set")
+    client = redis.Redis.from_url(url)
+    found = tally(client)
+    used = int(client.info("memory")["used_memory"])
+    total = sum(size for _, size in found.values()) or 1
+    click.echo(f"{'kind':<22}{'keys':>10}{'bytes':>14}{'share':>8}")
+    for kind, (keys, size) in sorted(found.items(), key=lambda item: -item[1][1]):
+        click.echo(f"{kind:<22}{keys:>10}{size:>14}{size / total:>8.1%}")
+    click.echo(f"{'all keys':<22}{sum(k for k, _ in found.values()):>10}{total:>14}")
+    click.echo(f"redis used_memory {used} bytes (keys plus the server's own overhead)")
