@@ -29,6 +29,12 @@ class GameExists(MeepleError):
     code = "game_exists"
 
 
+class QuotaExceeded(MeepleError):
+    """A player has as many open tables, or made as many imports today, as one may."""
+
+    code = "quota_exceeded"
+
+
 class RecordInvalid(MeepleError):
     """A record failed verification; `report` says where and why."""
 

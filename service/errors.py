@@ -23,6 +23,7 @@ _STATUS: list[tuple[type[ex.MeepleError], int]] = [
     (ex.VersionConflict, 409),
     (ex.SeatTaken, 409),
     (ex.GameFull, 409),
+    (ex.QuotaExceeded, 409),
     (ex.GameNotStarted, 409),
     (ex.GameOver, 409),
     (ex.AlreadyResigned, 409),

@@ -13,6 +13,7 @@ before one, can be read in this one file.
 from __future__ import annotations
 
 import hashlib
+import os
 import secrets
 import time
 from collections.abc import Callable, Iterator
@@ -49,6 +50,7 @@ from events.exceptions import (
     InvalidOptions,
     MeepleError,
     NotSeated,
+    QuotaExceeded,
     UnknownGameType,
     VersionConflict,
     VersionNotFound,
@@ -65,6 +67,10 @@ SNAPSHOT_EVERY = 25
 CACHE_SIZE = 512
 # Table talk: at most this many characters once surrounding whitespace is stripped.
 MESSAGE_MAX_LENGTH = 500
+# Open tables (waiting for players) that seat one player at most at once.
+MAX_OPEN_GAMES = 20
+# Records imported per player and day: each costs its whole game's storage.
+MAX_IMPORTS_PER_DAY = 50
 
 
 @dataclass(frozen=True)
@@ -96,6 +102,7 @@ class Meeple:
         self.clock: Callable[[], datetime] = lambda: datetime.now(UTC)
         # Every game's secret seed comes from here; tests that replay a known deal pass their own.
         self._new_seed = new_seed
+        self._prefix = prefix
         self.store = EventStore(client, prefix)
         self.players = Players(client, prefix)
         self.lobby = Lobby(client, prefix)
@@ -153,6 +160,7 @@ class Meeple:
                 return self._same_creation(game_id, request)
         joins: list[tuple[Player, int | None, bool]] = [(bot_player(s), s, True) for s in bot_seats]
         if join:
+            self._check_open_quota(player, seats, len(bot_seats))
             joins.append((player, None, False))
         seed = self._new_seed()
         events = _creation(game, game_id, seats, clean_options, rule, joins, seed)  # may refuse
@@ -169,6 +177,27 @@ class Meeple:
             return self._same_creation(game_id, request)
         table = self._fold(Table.empty(game_id), result.envelopes, seed)
         return self._committed(table, len(result.envelopes), by=player.id)
+
+    def _check_open_quota(self, player: Player, seats: int, bots: int) -> None:
+        """Tables waiting for players cost storage and nobody may make them without end:
+        at most MEEPLE_MAX_OPEN_GAMES (20) open tables seat a player at once."""
+        if bots + 1 >= seats:
+            return  # this one starts at once: it will not wait
+        limit = int(os.environ.get("MEEPLE_MAX_OPEN_GAMES") or MAX_OPEN_GAMES)
+        waiting = self.lobby.page(player_id=player.id, status="open", limit=1).total
+        if waiting >= limit:
+            raise QuotaExceeded(f"you have {waiting} tables waiting for players (at most "
+                                f"{limit}): start or fill one before you open another")
+
+    def _count_import(self, player_id: str) -> None:
+        limit = int(os.environ.get("MEEPLE_MAX_IMPORTS_PER_DAY") or MAX_IMPORTS_PER_DAY)
+        key = f"{self._prefix}:imports:{player_id}:{self.clock().date().isoformat()}"
+        pipe = self.redis.pipeline()
+        pipe.incr(key)
+        pipe.expire(key, 2 * 86400)
+        count, _ = pipe.execute()
+        if int(count) > limit:
+            raise QuotaExceeded(f"at most {limit} imports a day; try again tomorrow")
 
     def _same_creation(self, game_id: str, request: dict[str, Any]) -> Table:
         for _ in range(50):  # the first request may still be between its two writes
@@ -356,9 +385,13 @@ class Meeple:
         except (KeyError, TypeError, ValueError) as err:
             raise InvalidOptions(f"invalid deadline: {err}") from None
 
-    def import_game(self, game_id: str, envelopes: list[Envelope], seed: bytes) -> Table:
+    def import_game(self, game_id: str, envelopes: list[Envelope], seed: bytes,
+                    player_id: str | None = None) -> Table:
         """A finished game from a verified record, under its original id, event for event and
-        hash for hash. Importing the same record again finds the game it made."""
+        hash for hash. Importing the same record again finds the game it made. `player_id`:
+        who imports, counted against MEEPLE_MAX_IMPORTS_PER_DAY (50) imports a day."""
+        if player_id is not None:
+            self._count_import(player_id)
         if self.store.exists(game_id):
             stored = [e["hash"] for e in self.store.read(game_id)]
             if stored == [e["hash"] for e in envelopes]:

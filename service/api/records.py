@@ -134,6 +134,7 @@ def import_record(**_: Any) -> tuple[dict[str, Any], int, dict[str, str]]:
     game_id = str(record["game"]["id"])
     if not GAME_ID.match(game_id):
         raise BadRequest("the record's game id must be 1 to 64 letters, digits, '_' or '-'")
-    table = meeple().import_game(game_id, record["events"], bytes.fromhex(record["seed"]))
+    table = meeple().import_game(game_id, record["events"], bytes.fromhex(record["seed"]),
+                                 player.id)
     return game_out(table, player), 201, {"Location": f"/v1/games/{game_id}",
                                           "ETag": etag(table.version)}

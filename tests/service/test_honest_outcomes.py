@@ -78,3 +78,15 @@ def test_a_read_that_fails_says_nothing_was_written(app, alice: Caller, monkeypa
     response = alice.get(f"/v1/games/{game['id']}")
     assert response.status_code == 503 and response.json["outcome"] == "not_applied"
     assert "nothing was written" in response.json["detail"]
+
+
+def test_open_tables_per_player_are_bounded(app, alice: Caller, monkeypatch):
+    """Storage bounds: tables waiting for players cost storage; a player may keep only so
+    many open at once (MEEPLE_MAX_OPEN_GAMES)."""
+    monkeypatch.setenv("MEEPLE_MAX_OPEN_GAMES", "3")
+    for _ in range(3):
+        alice.create(seats=3)
+    refused = alice.post("/v1/games", {"type": RP, "seats": 3})
+    assert refused.status_code == 409 and refused.json["code"] == "quota_exceeded"
+    # A table that starts at once (every other seat a bot) does not wait: not counted.
+    assert alice.post("/v1/games", {"type": RP, "seats": 2, "bots": [1]}).status_code == 201

@@ -197,3 +197,11 @@ def test_the_size_of_a_record_to_verify_is_bounded_smaller_without_a_key(client,
     assert len(many) < 1024 * 1024
     refused = client.post("/v1/records/verify", data=many, headers=json_headers)
     assert refused.status_code == 413 and "200000 JSON objects" in refused.json["detail"]
+
+
+def test_imports_per_player_and_day_are_bounded(alice, finished, monkeypatch):
+    _, record = finished
+    monkeypatch.setenv("MEEPLE_MAX_IMPORTS_PER_DAY", "2")
+    assert [alice.post("/v1/records", record).status_code for _ in range(2)] == [201, 201]
+    refused = alice.post("/v1/records", record)
+    assert refused.status_code == 409 and refused.json["code"] == "quota_exceeded"
