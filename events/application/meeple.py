@@ -5,7 +5,7 @@ events with the pure functions of `events.domain.table`, appends them atomically
 the expected version, then refreshes the caches (snapshot, lobby) and tells
 the dispatcher, which queues follow-up work (bot turns, scoring).
 
-Longer than our other modules (some 550 lines) on purpose: `Meeple` is the one class
+Longer than our other modules (some 600 lines) on purpose: `Meeple` is the one class
 through which anything is written to a game's stream, so every write, and every check made
 before one, can be read in this one file.
 """
@@ -220,9 +220,8 @@ class Meeple:
         idempotency_key: str | None = None,
     ) -> Table:
         """Take a seat. A retried request with the same key does not take a second one."""
-        key = f"{player.id}:{idempotency_key}" if idempotency_key else None
-        request_hash = hashlib.sha256(canonical_json({"join": seat})).hexdigest()
-        earlier = self.store.earlier_result(game_id, key, request_hash) if key else None
+        key, request_hash, earlier = self._earlier(game_id, player, idempotency_key,
+                                                   {"join": seat})
         if earlier is not None:
             return self._replay(game_id, earlier)
         for attempt in range(_RETRIES):
@@ -251,14 +250,11 @@ class Meeple:
         idempotency_key: str | None = None,
     ) -> MovesResult:
         """Apply one or several moves, all or nothing."""
-        request_hash = hashlib.sha256(
-            canonical_json({"moves": moves, "seat": seat, "expected": expected_version})
-        ).hexdigest()
-        key = f"{player.id}:{idempotency_key}" if idempotency_key else None
-        if key:
-            earlier = self.store.earlier_result(game_id, key, request_hash)
-            if earlier is not None:  # a retry of a request that already succeeded
-                return MovesResult(self._replay(game_id, earlier), earlier, True)
+        key, request_hash, earlier = self._earlier(
+            game_id, player, idempotency_key,
+            {"moves": moves, "seat": seat, "expected": expected_version})
+        if earlier is not None:  # a retry of a request that already succeeded
+            return MovesResult(self._replay(game_id, earlier), earlier, True)
         seed = self._seed(game_id)
         for attempt in range(_RETRIES):
             trusted = self._cached_at(game_id, expected_version) if attempt == 0 else None
@@ -314,9 +310,8 @@ class Meeple:
         """The player gives up `seat` (default: their only or first seat not yet resigned):
         the bot plays it from now on, and it ranks last. A retried request with the same key
         finds the resignation made instead of `already_resigned`."""
-        key = f"{player.id}:{idempotency_key}" if idempotency_key else None
-        request_hash = hashlib.sha256(canonical_json({"resign": seat})).hexdigest()
-        earlier = self.store.earlier_result(game_id, key, request_hash) if key else None
+        key, request_hash, earlier = self._earlier(game_id, player, idempotency_key,
+                                                   {"resign": seat})
         if earlier is not None:
             return self._replay(game_id, earlier)
         for attempt in range(_RETRIES):
@@ -476,6 +471,15 @@ class Meeple:
         self.dispatcher.after_commit(table, before, by)
         return table
 
+    def _earlier(self, game_id: str, player: Player, idempotency_key: str | None,
+                 request: dict[str, Any]) -> tuple[str | None, str, list[Envelope] | None]:
+        """(the store's idempotency key, the request's hash, what an earlier request with
+        this key wrote, if one did). Keys are the player's own: two players' keys never meet."""
+        key = f"{player.id}:{idempotency_key}" if idempotency_key else None
+        request_hash = hashlib.sha256(canonical_json(request)).hexdigest()
+        earlier = self.store.earlier_result(game_id, key, request_hash) if key else None
+        return key, request_hash, earlier
+
     def _replay(self, game_id: str, envelopes: list[Envelope]) -> Table:
         """The table for a retry of a request that was applied: `envelopes` are what it
         wrote. If that commit is still the last one, whatever of its follow-ups is missing
@@ -534,12 +538,10 @@ class Meeple:
                 f"a message is 1 to {MESSAGE_MAX_LENGTH} characters once surrounding "
                 f"whitespace is stripped; this one is {len(clean)}"
             )
-        request_hash = hashlib.sha256(canonical_json({"message": clean})).hexdigest()
-        key = f"{player.id}:{idempotency_key}" if idempotency_key else None
-        if key:
-            earlier = self.store.earlier_result(game_id, key, request_hash)
-            if earlier is not None:
-                return MessageResult(self._replay(game_id, earlier), earlier[0], True)
+        key, request_hash, earlier = self._earlier(game_id, player, idempotency_key,
+                                                   {"message": clean})
+        if earlier is not None:
+            return MessageResult(self._replay(game_id, earlier), earlier[0], True)
         for attempt in range(_RETRIES):
             table = self.load(game_id)
             seats = table.seats_of(player.id)

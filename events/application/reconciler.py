@@ -59,7 +59,7 @@ class Reconciler:
     def run_once(self, now: datetime | None = None) -> Pass:
         moment = now or datetime.now(UTC)
         done = Pass()
-        for game_id in self._candidates():
+        for game_id in self._unsettled(self._candidates()):
             try:
                 self._reconcile_game(game_id, moment, done)
             except MeepleError as err:  # e.g. a rules version this server no longer runs
@@ -69,10 +69,20 @@ class Reconciler:
     def _candidates(self) -> list[str]:
         ids: dict[str, None] = {}
         for status in ("active", "open", "ended"):
-            page = self.app.lobby.page(status=status, limit=LOBBY_GAMES_PER_PASS)
-            ids.update((item["id"], None) for item in page.items)
+            ids.update((game_id, None) for game_id in
+                       self.app.lobby.game_ids(status, LOBBY_GAMES_PER_PASS))
         ids.update((game_id, None) for game_id in self._scan_slice())
         return list(ids)
+
+    def _unsettled(self, game_ids: list[str]) -> list[str]:
+        """The games whose version is past the one last settled: two round trips in all."""
+        if not game_ids:
+            return []
+        versions = self.app.store.versions(game_ids)
+        marks = self._redis.hmget(self._marks, game_ids)
+        return [game_id for game_id, version, mark in zip(game_ids, versions, marks,
+                                                          strict=True)
+                if version > 0 and (mark is None or int(mark) < version)]
 
     def _scan_slice(self) -> list[str]:
         cursor = int(self._redis.get(self._cursor) or 0)
@@ -81,10 +91,6 @@ class Reconciler:
         return found
 
     def _reconcile_game(self, game_id: str, now: datetime, done: Pass) -> None:
-        version = self.app.store.version(game_id)
-        marked = self._redis.hget(self._marks, game_id)
-        if version == 0 or (marked is not None and int(marked) >= version):
-            return
         table = self.app.load(game_id)
         if (now - parse_time(table.updated_at)).total_seconds() < GRACE_SECONDS:
             return  # its own process may still be queueing what it calls for

@@ -119,6 +119,12 @@ class Lobby:
         ids = self._redis.zrevrange(index, offset, offset + limit - 1)
         return Page(self._summaries(ids), total, offset, limit)
 
+    def game_ids(self, status: str, limit: int) -> list[str]:
+        """The ids of the newest `limit` games of `status` (by creation time), without
+        reading their summaries."""
+        ids = self._redis.zrevrange(self._index("status", status), 0, limit - 1)
+        return [raw.decode() if isinstance(raw, bytes) else str(raw) for raw in ids]
+
     def _list_for_player(
         self, player_id: str, game_type: str | None, status: str | None, offset: int, limit: int
     ) -> Page:

@@ -200,6 +200,13 @@ class EventStore:
     def version(self, game_id: str) -> int:
         return self.head(game_id)[0]
 
+    def versions(self, game_ids: Sequence[str]) -> list[int]:
+        """The version of each game (0 for none), in one round trip."""
+        pipe = self._redis.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.hget(self._key(game_id, "meta"), "version")
+        return [int(raw) if raw is not None else 0 for raw in pipe.execute()]
+
     def head(self, game_id: str) -> tuple[int, str]:
         """(version, hash of the last envelope), or (0, GENESIS) for a game with no events."""
         return _version_head(self._redis.hmget(self._key(game_id, "meta"), ["version", "head"]))
