@@ -35,6 +35,18 @@ class QuotaExceeded(MeepleError):
     code = "quota_exceeded"
 
 
+class EmailTaken(MeepleError):
+    """Another player has confirmed this email address: an address has one player."""
+
+    code = "email_taken"
+
+
+class WrongCode(MeepleError):
+    """An email confirmation code that is wrong, expired, used up or not asked for."""
+
+    code = "wrong_code"
+
+
 class RecordInvalid(MeepleError):
     """A record failed verification; `report` says where and why."""
 

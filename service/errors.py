@@ -24,6 +24,7 @@ _STATUS: list[tuple[type[ex.MeepleError], int]] = [
     (ex.SeatTaken, 409),
     (ex.GameFull, 409),
     (ex.QuotaExceeded, 409),
+    (ex.EmailTaken, 409),
     (ex.GameNotStarted, 409),
     (ex.GameOver, 409),
     (ex.AlreadyResigned, 409),
@@ -38,6 +39,7 @@ _STATUS: list[tuple[type[ex.MeepleError], int]] = [
     (ex.IdempotencyKeyReused, 422),
     (ex.IllegalMoveError, 422),
     (ex.InvalidMessage, 422),
+    (ex.WrongCode, 422),
 ]
 
 # HTTP errors raised by Flask, webargs or Flask-Limiter → stable codes.

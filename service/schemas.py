@@ -77,7 +77,10 @@ def public_webhook_url(url: str) -> None:
 class ProfileUpdate(Strict):
     """Any of the fields; null clears one. Setting `webhook_url` makes a new signing secret."""
 
-    email = fields.Email(allow_none=True, validate=validate.Length(max=254))
+    email = fields.Email(
+        allow_none=True, validate=validate.Length(max=254),
+        metadata={"description": "Becomes `email_pending`, and a code is mailed to it; "
+                                 "null forgets both addresses"})
     webhook_url = fields.Url(
         allow_none=True, schemes={"http", "https"}, require_tld=False,
         validate=[validate.Length(max=2000), public_webhook_url],
@@ -97,7 +100,11 @@ class ProfileUpdate(Strict):
 
 
 class ProfileOut(PlayerOut):
-    email = fields.String(required=True, allow_none=True)
+    email = fields.String(required=True, allow_none=True,
+                          metadata={"description": "The confirmed address notices go to"})
+    email_pending = fields.String(
+        required=True, allow_none=True,
+        metadata={"description": "An address waiting for its code to be confirmed"})
     webhook_url = fields.String(required=True, allow_none=True)
     notify = fields.String(required=True, validate=validate.OneOf(NOTIFY_CHOICES))
     digest = fields.String(required=True, validate=validate.OneOf(DIGEST_CHOICES))
@@ -105,6 +112,11 @@ class ProfileOut(PlayerOut):
         required=True, allow_none=True,
         metadata={"description": "Why deliveries stopped (5 failures in a row); null if not"},
     )
+
+
+class EmailConfirm(Strict):
+    code = fields.String(required=True, validate=validate.Length(min=1, max=32),
+                         metadata={"description": "The code mailed to the pending address"})
 
 
 class ProfileUpdated(ProfileOut):

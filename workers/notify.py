@@ -167,6 +167,39 @@ def email_for(to: str, message: dict[str, Any], delivery: str) -> EmailMessage:
     return email
 
 
+def send_email_code(player_id: str, address: str, code: str, delivery: str) -> str:
+    """Mail the code that confirms `address` for `player_id`: the only message an address
+    gets before it is confirmed. Nothing is sent if the player has since asked for another
+    address (or none)."""
+    profiles = Profiles(_app().redis)
+    if profiles.already_sent(delivery):
+        return "already sent"
+    if profiles.get(player_id).email_pending != address:
+        return "stale"
+    deliver_email(code_email(address, code, delivery))
+    profiles.mark_sent(delivery)
+    log.info("email code sent", delivery=delivery)
+    return "sent"
+
+
+def code_email(to: str, code: str, delivery: str) -> EmailMessage:
+    email = EmailMessage()
+    email["Subject"] = f"Your Meeple confirmation code: {code}"
+    email["From"] = os.environ.get("MEEPLE_MAIL_FROM") or "meeple@localhost"
+    email["To"] = to
+    email["Date"] = formatdate(usegmt=True)
+    email["Message-ID"] = f"<{delivery}@meeple>"
+    email["X-Meeple-Delivery"] = delivery
+    email.set_content("\n".join([
+        "Someone asked Meeple to send game notices for their account to this address.",
+        "", f"If it was you, confirm the address with this code: {code}", "",
+        "    POST /v1/players/me/email/confirm  {\"code\": \"" + code + "\"}", "",
+        "The code is good for a day. If it was not you, ignore this email: nothing else",
+        "will be sent to this address.",
+    ]) + "\n", cte="quoted-printable")
+    return email
+
+
 def send_email(to: str, message: dict[str, Any], delivery: str) -> None:
     """Over SMTP when MEEPLE_SMTP_URL is set (see `smtp_connection`), else into a local maildir
     (MEEPLE_MAILDIR, default var/mail)."""

@@ -11,6 +11,7 @@ derived again and queued again (`RQDispatcher.reconcile`, events.application.rec
 from __future__ import annotations
 
 import os
+import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
@@ -30,6 +31,7 @@ SCORE_GAME = "workers.jobs.score_game"
 NOTIFY_PLAYER = "workers.notify.notify_player"
 REMIND = "workers.deadlines.remind"
 EXPIRE = "workers.deadlines.expire"
+SEND_EMAIL_CODE = "workers.notify.send_email_code"
 # Seconds between a failed notification's retries (MEEPLE_NOTIFY_RETRY_INTERVALS, comma-separated;
 # tests use zeros). RQ retries as many times as there are intervals.
 DEFAULT_RETRY_INTERVALS = (10, 30, 60, 300, 900)
@@ -49,6 +51,8 @@ class Dispatcher(Protocol):
     def after_message(self, table: Table, envelope: Envelope) -> None: ...
 
     def reconcile(self, table: Table, before: Table | None, head: Envelope) -> Settled: ...
+
+    def send_email_code(self, player_id: str, address: str, code: str) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -72,6 +76,9 @@ class NoDispatch:
 
     def reconcile(self, table: Table, before: Table | None, head: Envelope) -> Settled:
         return Settled(True)
+
+    def send_email_code(self, player_id: str, address: str, code: str) -> None:
+        return None
 
 
 @dataclass(frozen=True)
@@ -243,6 +250,13 @@ class RQDispatcher:
             self._submit(follow_up)
             requeued += 1
         return Settled(done, requeued)
+
+    def send_email_code(self, player_id: str, address: str, code: str) -> None:
+        """Mail the code that confirms `address` (the one message sent to an address that is
+        not confirmed). The job's id names neither; its arguments are not logged."""
+        job_id = "email-code-" + secrets.token_hex(12)  # random: a hash would give the code away
+        self._submit(FollowUp("notify", SEND_EMAIL_CODE, job_id,
+                              (player_id, address, code, job_id)))
 
     # -- queueing ------------------------------------------------------------------------------
 

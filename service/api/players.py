@@ -10,7 +10,16 @@ from events.accounts.players import Player
 from events.accounts.profiles import Profile, Profiles
 from service.api import Blueprint
 from service.auth import current_player, meeple
-from service.schemas import PlayerCreate, PlayerCreated, ProfileOut, ProfileUpdate, ProfileUpdated
+from service.errors import PROBLEM
+from service.schemas import (
+    EmailConfirm,
+    PlayerCreate,
+    PlayerCreated,
+    Problem,
+    ProfileOut,
+    ProfileUpdate,
+    ProfileUpdated,
+)
 
 blp = Blueprint("players", __name__, url_prefix="/v1/players", description="Player accounts")
 BEARER: list[dict[str, list[str]]] = [{"bearerAuth": []}]
@@ -61,12 +70,41 @@ def me() -> dict[str, Any]:
 @authenticated_first
 @blp.arguments(ProfileUpdate, required=False)  # no body: nothing changes
 @blp.response(200, ProfileUpdated)
+@blp.alt_response(409, schema=Problem, content_type=PROBLEM,
+                  description="Another player has confirmed this address (`email_taken`), or "
+                              "5 codes were sent today (`quota_exceeded`)")
 def update_me(body: dict[str, Any]) -> dict[str, Any]:
     """Change your profile: email, webhook_url, notify ('email', 'webhook', 'none'), digest.
-    Setting webhook_url answers, once, the secret that signs its deliveries."""
+    Setting webhook_url answers, once, the secret that signs its deliveries. A new email
+    address is `email_pending` and is sent a code (nothing else) until it is confirmed with
+    `POST /v1/players/me/email/confirm`; the confirmed `email` stays in use until then."""
     player = current_player()
-    profile, secret = profiles().update(player.id, body)
+    store = profiles()
+    changes = dict(body)
+    address = changes.pop("email", None) if changes.get("email") is not None else None
+    if address is not None:
+        code = store.request_email(player.id, address)
+        if code is not None:
+            meeple().dispatcher.send_email_code(player.id, address, code)
+    profile, secret = store.update(player.id, changes)
     out = profile_out(player, profile)
     if secret is not None:
         out["webhook_secret"] = secret
     return out
+
+
+@blp.route("/me/email/confirm", methods=["POST"])
+@blp.doc(security=BEARER)
+@authenticated_first
+@blp.arguments(EmailConfirm)
+@blp.response(200, ProfileOut)
+@blp.alt_response(409, schema=Problem, content_type=PROBLEM,
+                  description="Another player has confirmed this address first (`email_taken`)")
+@blp.alt_response(422, schema=Problem, content_type=PROBLEM,
+                  description="Not the code sent, expired, or 5 wrong tries (`wrong_code`): "
+                              "set the address again for a new code")
+def confirm_email(body: dict[str, Any]) -> dict[str, Any]:
+    """Confirm the pending email address with the code that was mailed to it; from now on
+    notices go to it (if `notify` is 'email') and replies from it are answered."""
+    player = current_player()
+    return profile_out(player, profiles().confirm_email(player.id, body["code"]))

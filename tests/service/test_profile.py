@@ -16,19 +16,22 @@ def patch(who: Caller, body: Any) -> Any:
 def test_a_new_player_has_the_default_profile(alice: Caller) -> None:
     me = alice.get("/v1/players/me").json
     assert me == {"id": alice.id, "name": "alice", "created_at": me["created_at"],
-                  "email": None, "webhook_url": None, "notify": "none", "digest": "each",
+                  "email": None, "email_pending": None, "webhook_url": None, "notify": "none", "digest": "each",
                   "webhook_disabled_reason": None}
 
 
 def test_fields_are_set_and_cleared(alice: Caller) -> None:
     answer = patch(alice, {"email": "alice@example.org", "notify": "email"})
     assert answer.status_code == 200, answer.json
-    assert answer.json["email"] == "alice@example.org" and answer.json["notify"] == "email"
+    # Not used before it is confirmed (tests/workers/test_email_confirmation.py).
+    assert answer.json["email"] is None and answer.json["email_pending"] == "alice@example.org"
+    assert answer.json["notify"] == "email"
     assert "webhook_secret" not in answer.json
-    assert patch(alice, {"digest": "each"}).json["email"] == "alice@example.org"  # kept
+    kept = patch(alice, {"digest": "each"}).json
+    assert kept["email_pending"] == "alice@example.org"
     cleared = patch(alice, {"email": None, "notify": None})
-    assert cleared.json["email"] is None and cleared.json["notify"] == "none"
-    assert alice.get("/v1/players/me").json["email"] is None
+    assert cleared.json["email_pending"] is None and cleared.json["notify"] == "none"
+    assert alice.get("/v1/players/me").json["email_pending"] is None
 
 
 def test_the_webhook_secret_is_shown_once_and_renewed_with_the_url(alice: Caller) -> None:

@@ -7,6 +7,7 @@ import hashlib
 import hmac
 import json
 import mailbox
+import os
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -16,6 +17,7 @@ from flask import Flask
 from rq import Queue, SimpleWorker
 
 from events.accounts.players import Player
+from events.accounts.profiles import Profiles
 from events.application.dispatch import human_actors
 from events.application.meeple import Meeple
 from events.domain.table import Table
@@ -75,10 +77,36 @@ def emails(path: Path) -> list[Any]:
 
 
 def caller(flask_app: Flask, name: str, **profile: Any) -> tuple[Caller, Player, Any]:
+    """A registered player with `profile`; an email address in it is confirmed as a person
+    would, with the code mailed to it (that email is then taken out of the maildir)."""
     who = Caller(flask_app.test_client(), name)
     answer = who.client.patch("/v1/players/me", json=profile, headers=who.headers)
     assert answer.status_code == 200, answer.json
+    if profile.get("email"):
+        answer = confirm_by_code(flask_app, who, profile["email"])
     return who, Player(who.id, name), answer.json
+
+
+def confirm_by_code(flask_app: Flask, who: Caller, address: str) -> Any:
+    """Run the notify queue, read the code mailed to `address`, enter it, drop that email."""
+    run_worker(flask_app.extensions["meeple"])
+    box = mailbox.Maildir(os.environ["MEEPLE_MAILDIR"], create=True)
+    key, mail = next((key, mail) for key, mail in box.items()
+                     if mail["To"] == address and "confirmation code" in mail["Subject"])
+    code = str(mail["Subject"]).rsplit(" ", 1)[1]
+    box.remove(key)
+    answer = who.client.post("/v1/players/me/email/confirm", json={"code": code},
+                             headers=who.headers)
+    assert answer.status_code == 200, answer.json
+    assert answer.json["email"] == address and answer.json["email_pending"] is None
+    return answer
+
+
+def confirmed_email(profiles: Profiles, player_id: str, address: str) -> None:
+    """Give a player a confirmed address straight in the store (for tests of other things)."""
+    code = profiles.request_email(player_id, address)
+    if code is not None:
+        profiles.confirm_email(player_id, code)
 
 
 def one_move(app: Meeple, table: Table, seat: int, players: dict[int, Player],

@@ -29,6 +29,7 @@ from events.application.meeple import Meeple
 from events.domain.deadlines import parse_time
 from events.domain.table import Table
 from tests.conftest import free_port, start_redis
+from tests.workers.helpers import confirmed_email
 
 ROOT = Path(__file__).resolve().parents[2]
 MEEPLE = Path(sys.executable).parent / "meeple"
@@ -97,8 +98,8 @@ def deadline_table(client: redis.Redis, on_expiry: str, seconds: int = SECONDS_P
     names = ("alice", "bob", "carol")
     players = [Player(f"p_{name}", name) for name in names]
     for player in players:
-        Profiles(client).update(player.id, {"email": f"{player.name}@example.org",
-                                            "notify": "email"})
+        confirmed_email(Profiles(client), player.id, f"{player.name}@example.org")
+        Profiles(client).update(player.id, {"notify": "email"})
     rule = {"hours": seconds / 3600, "on_expiry": on_expiry}
     table = app.create_game(players[0], RP, 3, deadline=rule)
     for player in players[1:]:

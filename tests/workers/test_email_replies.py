@@ -29,6 +29,7 @@ from service import create_app
 from tests.conftest import free_port
 from tests.service.conftest import Caller
 from tests.workers.conftest import INBOUND_SECRET
+from tests.workers.helpers import confirm_by_code, confirmed_email
 
 RP = "res-publica-2230ad"
 AUTH = {"Authorization": f"Bearer {INBOUND_SECRET}", "Content-Type": "message/rfc822"}
@@ -87,6 +88,7 @@ class Game:
             answer = self.client.patch("/v1/players/me", headers=caller.headers, json={
                 "email": f"{name}@example.org", "notify": "email"})
             assert answer.status_code == 200
+            confirm_by_code(web, caller, f"{name}@example.org")
             self.people[f"{name}@example.org"] = (caller, Player(caller.id, name))
         alice, bob = (player for _, player in self.people.values())
         opened = meeple.create_game(alice, RP, 2)
@@ -330,9 +332,9 @@ def test_smtpd_refuses_other_recipients_and_answers_a_forged_reply(
 
 def test_profiles_know_whose_address_it_is_and_forget_an_old_one(meeple: Meeple) -> None:
     profiles = Profiles(meeple.redis)
-    profiles.update("p_1", {"email": "Alice@Example.org"})
+    confirmed_email(profiles, "p_1", "Alice@Example.org")
     assert profiles.player_by_email("alice@example.ORG ") == "p_1"
-    profiles.update("p_1", {"email": "alice@elsewhere.org"})
+    confirmed_email(profiles, "p_1", "alice@elsewhere.org")
     assert profiles.player_by_email("alice@example.org") is None
     assert profiles.player_by_email("alice@elsewhere.org") == "p_1"
     profiles.update("p_1", {"email": None})

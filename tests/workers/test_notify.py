@@ -234,9 +234,9 @@ def test_email_goes_over_smtp_when_configured(
     server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), SmtpSink)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        monkeypatch.setenv("MEEPLE_SMTP_URL", f"smtp://127.0.0.1:{server.server_address[1]}")
         _, alice, _ = caller(flask_app, "alice", email="alice@example.org", notify="email")
         _, bob, _ = caller(flask_app, "bob")
+        monkeypatch.setenv("MEEPLE_SMTP_URL", f"smtp://127.0.0.1:{server.server_address[1]}")
         _, table, _ = until_notified(meeple, alice, bob, alice)
         run_worker(meeple)
         assert len(SmtpSink.received) == 1

@@ -18,6 +18,7 @@ from events.application.dispatch import RQDispatcher
 from events.application.meeple import Meeple
 from events.application.reconciler import GRACE_SECONDS, Reconciler
 from events.domain.table import Status
+from tests.workers.helpers import confirmed_email
 from workers.reconcile import reconcile, schedule_pass
 
 RP = "res-publica-2230ad"
@@ -126,8 +127,8 @@ def test_a_lost_notification_is_sent_once(app, tmp_path, monkeypatch):
     monkeypatch.delenv("MEEPLE_SMTP_URL", raising=False)
     alice, bob = Player("p_alice", "alice"), Player("p_bob", "bob")
     for player in (alice, bob):
-        Profiles(app.redis).update(player.id, {"email": f"{player.name}@example.org",
-                                               "notify": "email"})
+        confirmed_email(Profiles(app.redis), player.id, f"{player.name}@example.org")
+        Profiles(app.redis).update(player.id, {"notify": "email"})
     crashed = Meeple(app.redis, Lost(app.redis))
     table = crashed.create_game(alice, RP, 2, join=True)
     table = crashed.join_game(bob, table.id)
