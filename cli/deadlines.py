@@ -28,6 +28,7 @@ from events.application.dispatch import RQDispatcher
 from events.application.meeple import Meeple
 from events.application.rq_processes import is_gone
 from events.exceptions import MeepleError
+from workers.housekeeping import schedule_housekeeping
 from workers.reconcile import schedule_pass
 
 log = structlog.get_logger("meeple")
@@ -66,13 +67,14 @@ def reclaim_scheduler_locks(client: redis.Redis, queues: Iterable[str]) -> list[
 
 def prepare_scheduler(client: redis.Redis, queues: Iterable[str]) -> None:
     """Before a worker starts its scheduler: free stale locks, re-schedule every deadline,
-    start the reconciler's passes.
+    start the reconciler's passes and the hourly housekeeping.
     A failure here is logged, not fatal: the worker and RQ's own scheduler still run."""
     try:
         reclaim_scheduler_locks(client, queues)
         games, turns = resync(client)
         # And the reconciler's passes, which find whatever a crash left undone (at once).
         schedule_pass(client, 0)
+        schedule_housekeeping(client, 60)  # expiring open tables (after the start's rush)
     except (redis.RedisError, MeepleError) as err:
         log.warning("deadlines not resynced", error=repr(err))
         return

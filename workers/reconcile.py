@@ -1,21 +1,17 @@
 """The reconciler (events.application.reconciler) on RQ: each pass is a job on the `scoring`
-queue that, whatever happens to it, schedules the next one `INTERVAL_SECONDS` later. Job ids
-name the time slot, so the chains that several worker starts begin merge into one."""
+queue that schedules the next one `INTERVAL_SECONDS` later (workers.periodic)."""
 
 from __future__ import annotations
 
-import time
 from dataclasses import asdict
-from datetime import timedelta
 from typing import Any
 
 import redis
 import structlog
-from rq import Queue
-from rq.job import Job
 
 from events.application.reconciler import INTERVAL_SECONDS, Reconciler
 from workers.jobs import _app
+from workers.periodic import schedule_run
 
 RECONCILE = "workers.reconcile.reconcile"
 
@@ -36,10 +32,4 @@ def reconcile() -> dict[str, Any]:
 
 def schedule_pass(client: redis.Redis, delay: float) -> str:
     """Make sure a pass is scheduled about `delay` seconds from now; its job id."""
-    slot = int((time.time() + delay) // INTERVAL_SECONDS)
-    job_id = f"reconcile-{slot}"
-    if not Job.exists(job_id, connection=client):
-        Queue("scoring", connection=client).enqueue_in(
-            timedelta(seconds=delay), RECONCILE, job_id=job_id, result_ttl=60,
-            failure_ttl=3600, description=f"{RECONCILE} {job_id}")
-    return job_id
+    return schedule_run(client, RECONCILE, "reconcile", INTERVAL_SECONDS, delay)

@@ -102,7 +102,7 @@ class Meeple:
         self.clock: Callable[[], datetime] = lambda: datetime.now(UTC)
         # Every game's secret seed comes from here; tests that replay a known deal pass their own.
         self._new_seed = new_seed
-        self._prefix = prefix
+        self.prefix = prefix
         self.store = EventStore(client, prefix)
         self.players = Players(client, prefix)
         self.lobby = Lobby(client, prefix)
@@ -159,8 +159,8 @@ class Meeple:
             if self.store.exists(game_id):
                 return self._same_creation(game_id, request)
         joins: list[tuple[Player, int | None, bool]] = [(bot_player(s), s, True) for s in bot_seats]
+        self._check_open_quota(player, seats, len(bot_seats) + int(join))
         if join:
-            self._check_open_quota(player, seats, len(bot_seats))
             joins.append((player, None, False))
         seed = self._new_seed()
         events = _creation(game, game_id, seats, clean_options, rule, joins, seed)  # may refuse
@@ -176,22 +176,38 @@ class Meeple:
             # Only a concurrent retry of the same keyed request can get here first.
             return self._same_creation(game_id, request)
         table = self._fold(Table.empty(game_id), result.envelopes, seed)
+        if not join and table.status is Status.OPEN:
+            self.redis.zadd(f"{self.prefix}:hosting:{player.id}", {game_id: time.time()})
         return self._committed(table, len(result.envelopes), by=player.id)
 
-    def _check_open_quota(self, player: Player, seats: int, bots: int) -> None:
+    def _check_open_quota(self, player: Player, seats: int, taken: int) -> None:
         """Tables waiting for players cost storage and nobody may make them without end:
-        at most MEEPLE_MAX_OPEN_GAMES (20) open tables seat a player at once."""
-        if bots + 1 >= seats:
+        at most MEEPLE_MAX_OPEN_GAMES (20) open tables a player sits at or made at once.
+        `taken`: the seats this one fills at once (bots, and the creator if they join)."""
+        if taken >= seats:
             return  # this one starts at once: it will not wait
         limit = int(os.environ.get("MEEPLE_MAX_OPEN_GAMES") or MAX_OPEN_GAMES)
-        waiting = self.lobby.page(player_id=player.id, status="open", limit=1).total
+        waiting = self.lobby.open_tables(player.id) + self._hosted_open(player.id)
         if waiting >= limit:
             raise QuotaExceeded(f"you have {waiting} tables waiting for players (at most "
                                 f"{limit}): start or fill one before you open another")
 
+    def _hosted_open(self, player_id: str) -> int:
+        """How many open tables the player made without a seat (`join=false`): the streams
+        do not say who made a table (GameCreated is by "system"), so each is listed at its
+        creation under the player, and those no longer open are dropped here."""
+        key = f"{self.prefix}:hosting:{player_id}"
+        ids = [raw.decode() if isinstance(raw, bytes) else str(raw)
+               for raw in self.redis.zrange(key, 0, -1)]
+        done = [game_id for game_id, status in zip(ids, self.lobby.statuses(ids), strict=True)
+                if status != "open"]
+        if done:
+            self.redis.zrem(key, *done)
+        return len(ids) - len(done)
+
     def _count_import(self, player_id: str) -> None:
         limit = int(os.environ.get("MEEPLE_MAX_IMPORTS_PER_DAY") or MAX_IMPORTS_PER_DAY)
-        key = f"{self._prefix}:imports:{player_id}:{self.clock().date().isoformat()}"
+        key = f"{self.prefix}:imports:{player_id}:{self.clock().date().isoformat()}"
         pipe = self.redis.pipeline()
         pipe.incr(key)
         pipe.expire(key, 2 * 86400)
@@ -409,7 +425,7 @@ class Meeple:
         events after it. One round trip when the cache is current."""
         version = self.store.version(game_id)
         if version == 0:
-            raise GameNotFound(f"no game {game_id}")
+            raise self._not_found(game_id)
         table = self._tables.get(game_id)
         if table is None or table.version > version:
             snapshot = self.store.load_snapshot(game_id)
@@ -427,7 +443,7 @@ class Meeple:
         """The table as it was right after event `version`, rebuilt from the stream."""
         current = self.store.version(game_id)
         if current == 0:
-            raise GameNotFound(f"no game {game_id}")
+            raise self._not_found(game_id)
         if not 1 <= version <= current:
             raise VersionNotFound(f"versions of this game run from 1 to {current}")
         cached = self._tables.get(game_id)
@@ -443,7 +459,7 @@ class Meeple:
 
     def events(self, game_id: str, start: int = 1, end: int | None = None) -> list[Envelope]:
         if not self.store.exists(game_id):
-            raise GameNotFound(f"no game {game_id}")
+            raise self._not_found(game_id)
         return self.store.read(game_id, start, end)
 
     def rebuild_lobby(self) -> int:
@@ -502,6 +518,10 @@ class Meeple:
         if table is None or version is None or table.version != version:
             return None
         return table
+
+    def _not_found(self, game_id: str) -> GameNotFound:
+        """No such game; if it was an open table that expired, the error says so."""
+        return GameNotFound(self.store.gone(game_id) or f"no game {game_id}")
 
     def _seed(self, game_id: str) -> bytes:
         seed = self._seeds.get(game_id) or self.store.get_seed(game_id)

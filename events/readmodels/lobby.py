@@ -68,6 +68,7 @@ class Lobby:
         game_type, status = summary["type"], summary["status"]
         players = {s["player_id"] for s in summary["seats"]}
         awaited = awaited_players(summary)
+        removes: list[str] = []
         adds = [self._index("all"), self._index("status", status), self._index("type", game_type),
                 self._index("type", game_type, "status", status)]
         for p in players:  # a player's games by type and status: a bounded read per page
@@ -77,7 +78,7 @@ class Lobby:
         # The inbox: each player's games by last change, and those waiting for them.
         changed = [self._index("inbox", p) for p in players]
         changed += [self._index("awaiting", p) for p in awaited]
-        removes = [self._index("awaiting", p) for p in players - awaited]
+        removes += [self._index("awaiting", p) for p in players - awaited]
         for other in STATUSES:
             if other != status:
                 removes += [self._index("status", other),
@@ -90,6 +91,50 @@ class Lobby:
                 _timestamp(summary["created_at"]), len(adds),
                 _timestamp(summary["updated_at"]), len(changed)]
         return bool(self._update(keys=keys, args=args))
+
+    def forget(self, game_id: str) -> None:
+        """Take a game out of the lobby (a table that expired): its summary and every index
+        it may be in."""
+        known = self.get(game_id)
+        keys = [self._index("all")]
+        if known is not None:
+            game_type = known["type"]
+            people = {s["player_id"] for s in known["seats"]}
+            for status in STATUSES:
+                keys += [self._index("status", status),
+                         self._index("type", game_type, "status", status)]
+                keys += [self._index("player", p, "status", status) for p in people]
+                keys += [self._index("player", p, "type", game_type, "status", status)
+                         for p in people]
+            keys.append(self._index("type", game_type))
+            for p in people:
+                keys += [self._index(kind, p) for kind in ("player", "inbox", "awaiting")]
+                keys.append(self._index("player", p, "type", game_type))
+        else:
+            keys += [self._index("status", status) for status in STATUSES]
+        pipe = self._redis.pipeline()
+        for key in keys:
+            pipe.zrem(key, game_id)
+        pipe.hdel(f"{self._base}:summary", game_id)
+        pipe.execute()
+
+    def open_tables(self, player_id: str) -> int:
+        """How many open tables the player sits at."""
+        return int(self._redis.zcard(self._index("player", player_id, "status", "open")))
+
+    def statuses(self, game_ids: list[str]) -> list[str | None]:
+        """Each game's status as the lobby shows it (None: not in the lobby)."""
+        if not game_ids:
+            return []
+        raws = self._redis.hmget(f"{self._base}:summary", game_ids)
+        return [json.loads(raw)["status"] if raw else None for raw in raws]
+
+    def open_since_before(self, cutoff: float, limit: int) -> list[str]:
+        """Up to `limit` ids of open tables created before `cutoff` (a Unix time), oldest
+        first: the candidates for expiry (their last change is checked by the caller)."""
+        ids = self._redis.zrangebyscore(self._index("status", "open"), "-inf", cutoff,
+                                        start=0, num=limit)
+        return [raw.decode() if isinstance(raw, bytes) else str(raw) for raw in ids]
 
     def get(self, game_id: str) -> dict[str, Any] | None:
         raw = self._redis.hget(f"{self._base}:summary", game_id)

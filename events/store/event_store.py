@@ -9,9 +9,11 @@ slot and its Lua scripts are cluster-legal:
     {prefix}:g:{<game_id>}:seed         the secret seed (hex), apart from the stream
     {prefix}:g:{<game_id>}:snap         hash: version, payload (JSON); a cache, never the truth
     {prefix}:g:{<game_id>}:idem:<key>   hash: request_hash, first, last; expires after 24 h
+    {prefix}:g:{<game_id>}:gone         why a discarded game is gone; expires after 30 days
 
 Envelopes are sealed (hashed) here, because Redis 6.2 Lua has no SHA-256; `append.lua`
-re-checks version and head atomically before writing. Streams are never trimmed.
+re-checks version and head atomically before writing. Streams are never trimmed; the one
+thing ever deleted is a table that never started (`discard`): it holds no move to keep.
 
 An entry stores no `v` (its id says it) and no `prev` (the entry before holds it), and
 every entry has the same fields, which Redis then keeps once per stream node: a finished
@@ -34,6 +36,7 @@ from events.domain.envelope import GENESIS, Envelope, NewEvent, canonical_json, 
 from events.exceptions import GameNotFound, IdempotencyKeyReused, VersionConflict
 
 IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60
+GONE_TTL_SECONDS = 30 * 24 * 60 * 60
 # No batch is longer: 50 moves, the game's end and the seed after them.
 MAX_BATCH_EVENTS = 128
 # What a game id can be: ours are 16 hex digits; imported records keep theirs, of this form.
@@ -63,6 +66,7 @@ class EventStore:
         self._prefix = prefix
         self._append = client.register_script((_HERE / "append.lua").read_text())
         self._save_snapshot = client.register_script((_HERE / "save_snapshot.lua").read_text())
+        self._discard = client.register_script((_HERE / "discard.lua").read_text())
 
     def _key(self, game_id: str, suffix: str) -> str:
         if not GAME_ID.fullmatch(game_id):
@@ -177,6 +181,18 @@ class EventStore:
 
     def save_snapshot(self, game_id: str, version: int, payload: dict[str, Any]) -> None:
         self._save_snapshot(keys=[self._key(game_id, "snap")], args=[version, json.dumps(payload)])
+
+    def discard(self, game_id: str, expected_version: int, note: str) -> bool:
+        """Delete the game if it is still at `expected_version` (the caller checked that it
+        never started); `gone(game_id)` answers `note` for 30 days. False if it moved on."""
+        keys = [self._key(game_id, suffix) for suffix in ("events", "meta", "seed", "snap",
+                                                          "gone")]
+        return bool(self._discard(keys=keys, args=[expected_version, note, GONE_TTL_SECONDS]))
+
+    def gone(self, game_id: str) -> str | None:
+        """Why a discarded game is not here any more, or None."""
+        note = self._redis.get(self._key(game_id, "gone"))
+        return None if note is None else _text(note)
 
     # -- reading -----------------------------------------------------------------------------
 

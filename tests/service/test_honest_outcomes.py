@@ -90,3 +90,24 @@ def test_open_tables_per_player_are_bounded(app, alice: Caller, monkeypatch):
     assert refused.status_code == 409 and refused.json["code"] == "quota_exceeded"
     # A table that starts at once (every other seat a bot) does not wait: not counted.
     assert alice.post("/v1/games", {"type": RP, "seats": 2, "bots": [1]}).status_code == 201
+
+
+def test_an_expired_table_answers_404_saying_why(app, alice: Caller, bob: Caller):
+    """Storage bounds: an open table that never started expires (events.application.expiry);
+    its players are told why it is gone, not just that it is."""
+    from datetime import timedelta
+
+    from events.application.expiry import expire_open_tables
+    from events.domain.deadlines import parse_time
+
+    game = alice.create(seats=3)
+    meeple = app.extensions["meeple"]
+    done = expire_open_tables(meeple, parse_time(game["updated_at"]) + timedelta(days=31))
+    assert done.expired == 1
+    for path in ("", "/events", "/state", "/record"):
+        answer = alice.get(f"/v1/games/{game['id']}{path}")
+        assert answer.status_code == 404, (path, answer.json)
+        assert "expired" in answer.json["detail"] and "never started" in answer.json["detail"]
+    joined = bob.post(f"/v1/games/{game['id']}/join", {})
+    assert joined.status_code == 404 and joined.json["code"] == "game_not_found"
+    assert game["id"] not in str(alice.get("/v1/games?status=open").json)

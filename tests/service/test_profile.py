@@ -16,8 +16,8 @@ def patch(who: Caller, body: Any) -> Any:
 def test_a_new_player_has_the_default_profile(alice: Caller) -> None:
     me = alice.get("/v1/players/me").json
     assert me == {"id": alice.id, "name": "alice", "created_at": me["created_at"],
-                  "email": None, "email_pending": None, "webhook_url": None, "notify": "none", "digest": "each",
-                  "webhook_disabled_reason": None}
+                  "email": None, "email_pending": None, "webhook_url": None, "notify": "none",
+                  "digest": "each", "webhook_disabled_reason": None}
 
 
 def test_fields_are_set_and_cleared(alice: Caller) -> None:

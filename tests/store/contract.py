@@ -395,6 +395,50 @@ class EventStoreContract:
         run_threads(savers + 1, run)
         assert make_store().load_snapshot(game) == (top - 1, {"at": top - 1})
 
+    # -- discarding a table that never started --------------------------------------------
+
+    def test_a_discarded_game_is_gone_with_a_note(self, store: EventStore, game: str) -> None:
+        store.put_seed(game, b"s" * 32)
+        store.append(game, 0, [move(1), move(2)])
+        store.save_snapshot(game, 2, {"at": 2})
+        assert not store.discard(game, 1, "expired")  # it moved on: nothing deleted
+        assert store.version(game) == 2
+        assert store.discard(game, 2, "expired unstarted")
+        assert (store.version(game), store.exists(game), store.read(game)) == (0, False, [])
+        assert store.get_seed(game) is None and store.load_snapshot(game) is None
+        assert store.gone(game) == "expired unstarted"
+        assert game not in set(store.game_ids())
+        assert not store.discard(game, 2, "again")  # nothing left to delete
+
+    def test_a_writer_racing_a_discard_either_lands_first_or_finds_no_game(
+        self, make_store: MakeStore, game: str
+    ) -> None:
+        for round_ in range(30):
+            name = f"{game}-{round_}"
+            make_store().append(name, 0, [move(1)])
+            outcomes: dict[str, object] = {}
+            barrier = threading.Barrier(2)
+
+            def race(index: int, name: str = name,
+                     outcomes: dict[str, object] = outcomes,
+                     barrier: threading.Barrier = barrier) -> None:
+                store = make_store()
+                barrier.wait()
+                if index == 0:
+                    outcomes["discarded"] = store.discard(name, 1, "expired")
+                else:
+                    try:
+                        outcomes["appended"] = store.append(name, 1, [move(2)]).envelopes[0]["v"]
+                    except VersionConflict:
+                        outcomes["appended"] = None
+
+            run_threads(2, race, barrier)
+            store = make_store()
+            if outcomes["discarded"]:
+                assert outcomes["appended"] is None and store.version(name) == 0
+            else:
+                assert outcomes["appended"] == 2 and store.version(name) == 2
+
     # -- data fidelity -----------------------------------------------------------------------
 
     @settings(max_examples=25, deadline=None,
