@@ -19,6 +19,7 @@ KINDS = (
     ("game metadata", r"meeple:g:\{[^}]*\}:meta"),
     ("game seeds", r"meeple:g:\{[^}]*\}:seed"),
     ("game snapshots", r"meeple:g:\{[^}]*\}:snap"),
+    ("game checkpoints", r"meeple:g:\{[^}]*\}:checkpoints"),
     ("expired tables (notes)", r"meeple:g:\{[^}]*\}:gone"),
     ("idempotency keys", r"meeple:g:\{[^}]*\}:idem:.*"),
     ("lobby", r"meeple:\{lobby\}:.*"),

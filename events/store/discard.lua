@@ -4,7 +4,8 @@
 -- KEYS[2]  {prefix}:g:{<game>}:meta
 -- KEYS[3]  {prefix}:g:{<game>}:seed
 -- KEYS[4]  {prefix}:g:{<game>}:snap
--- KEYS[5]  {prefix}:g:{<game>}:gone   what a reader is told instead, for a while
+-- KEYS[5]  {prefix}:g:{<game>}:checkpoints
+-- KEYS[6]  {prefix}:g:{<game>}:gone   what a reader is told instead, for a while
 -- ARGV[1]  the version the caller decided on
 -- ARGV[2]  the note kept in KEYS[5]
 -- ARGV[3]  how long the note is kept, seconds
@@ -16,6 +17,6 @@ local version = redis.call("HGET", KEYS[2], "version")
 if not version or version ~= ARGV[1] then
   return 0
 end
-redis.call("DEL", KEYS[1], KEYS[2], KEYS[3], KEYS[4])
-redis.call("SET", KEYS[5], ARGV[2], "EX", ARGV[3])
+redis.call("DEL", KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
+redis.call("SET", KEYS[6], ARGV[2], "EX", ARGV[3])
 return 1

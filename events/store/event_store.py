@@ -8,6 +8,8 @@ slot and its Lua scripts are cluster-legal:
     {prefix}:g:{<game_id>}:meta         hash: version, head (hash of the last envelope)
     {prefix}:g:{<game_id>}:seed         the secret seed (hex), apart from the stream
     {prefix}:g:{<game_id>}:snap         hash: version, payload (JSON); a cache, never the truth
+    {prefix}:g:{<game_id>}:checkpoints  hash: version -> zlib'd table JSON, about one per
+                                        100 versions, so a past version is near one
     {prefix}:g:{<game_id>}:idem:<key>   hash: request_hash, first, last; expires after 24 h
     {prefix}:g:{<game_id>}:gone         why a discarded game is gone; expires after 30 days
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import json
 import re
+import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -67,6 +70,7 @@ class EventStore:
         self._append = client.register_script((_HERE / "append.lua").read_text())
         self._save_snapshot = client.register_script((_HERE / "save_snapshot.lua").read_text())
         self._discard = client.register_script((_HERE / "discard.lua").read_text())
+        self._checkpoint = client.register_script((_HERE / "checkpoint.lua").read_text())
 
     def _key(self, game_id: str, suffix: str) -> str:
         if not GAME_ID.fullmatch(game_id):
@@ -182,11 +186,26 @@ class EventStore:
     def save_snapshot(self, game_id: str, version: int, payload: dict[str, Any]) -> None:
         self._save_snapshot(keys=[self._key(game_id, "snap")], args=[version, json.dumps(payload)])
 
+    def save_checkpoints(self, game_id: str, tables: dict[int, dict[str, Any]]) -> None:
+        """Keep the table at each of these versions (a cache like the snapshot: the stream
+        stays the truth), compressed: a table is a few KB of repetitive JSON."""
+        if tables:
+            self._redis.hset(self._key(game_id, "checkpoints"), mapping={
+                str(version): zlib.compress(json.dumps(payload).encode())
+                for version, payload in tables.items()})
+
+    def checkpoint(self, game_id: str, version: int) -> tuple[int, dict[str, Any]] | None:
+        """The newest checkpoint at or before `version`, or None."""
+        found = self._checkpoint(keys=[self._key(game_id, "checkpoints")], args=[version])
+        if not found:
+            return None
+        return int(found[0]), json.loads(zlib.decompress(found[1]))
+
     def discard(self, game_id: str, expected_version: int, note: str) -> bool:
         """Delete the game if it is still at `expected_version` (the caller checked that it
         never started); `gone(game_id)` answers `note` for 30 days. False if it moved on."""
         keys = [self._key(game_id, suffix) for suffix in ("events", "meta", "seed", "snap",
-                                                          "gone")]
+                                                          "checkpoints", "gone")]
         return bool(self._discard(keys=keys, args=[expected_version, note, GONE_TTL_SECONDS]))
 
     def gone(self, game_id: str) -> str | None:

@@ -395,6 +395,15 @@ class EventStoreContract:
         run_threads(savers + 1, run)
         assert make_store().load_snapshot(game) == (top - 1, {"at": top - 1})
 
+    def test_the_checkpoint_at_or_before_a_version(self, store: EventStore, game: str) -> None:
+        assert store.checkpoint(game, 500) is None
+        store.save_checkpoints(game, {100: {"at": 100}, 203: {"at": 203}})
+        store.save_checkpoints(game, {300: {"at": 300, "text": "ünï ♞" * 50}})
+        assert store.checkpoint(game, 99) is None
+        assert store.checkpoint(game, 100) == (100, {"at": 100})
+        assert store.checkpoint(game, 299) == (203, {"at": 203})
+        assert store.checkpoint(game, 10_000) == (300, {"at": 300, "text": "ünï ♞" * 50})
+
     # -- discarding a table that never started --------------------------------------------
 
     def test_a_discarded_game_is_gone_with_a_note(self, store: EventStore, game: str) -> None:
