@@ -175,6 +175,8 @@ def main() -> None:
     parser.add_argument("--humans", type=int, default=6)
     parser.add_argument("--bot-games", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--finish-seconds", type=float, default=FINISH_SECONDS,
+                        help="how long the bot games may take to finish after the last kill")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     info = machine()
@@ -226,7 +228,7 @@ def main() -> None:
                 thread.join(60)
             progress("waiting for the bot games to finish")
             unfinished = list(bot_games)
-            while unfinished and time.monotonic() - last_kill < FINISH_SECONDS:
+            while unfinished and time.monotonic() - last_kill < args.finish_seconds:
                 unfinished = [g for g in unfinished
                               if (host.call("GET", f"/v1/games/{g}")[1] or {}).get("status")
                               != "ended"]
