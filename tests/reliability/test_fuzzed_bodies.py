@@ -35,7 +35,7 @@ def bodies(draw: Any) -> bytes:
         known = draw(st.dictionaries(st.sampled_from(
             ["type", "seats", "bots", "options", "moves", "expected_version", "seat", "text",
              "name", "email", "notify", "digest", "webhook_url", "join", "deadline",
-             "events", "format", "game"]), VALUES, max_size=4))
+             "events", "format", "game", "code"]), VALUES, max_size=4))
         value = {**known, **(value if isinstance(value, dict) else {})}
     for _ in range(draw(st.sampled_from([0, 0, 1, 40, 1200]))):
         value = [value]
