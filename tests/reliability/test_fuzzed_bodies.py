@@ -37,9 +37,14 @@ def bodies(draw: Any) -> bytes:
              "name", "email", "notify", "digest", "webhook_url", "join", "deadline",
              "events", "format", "game", "code"]), VALUES, max_size=4))
         value = {**known, **(value if isinstance(value, dict) else {})}
-    for _ in range(draw(st.sampled_from([0, 0, 1, 40, 1200]))):
-        value = [value]
     text = json.dumps(value, ensure_ascii=draw(st.booleans()))
+    # Written as text, not built and dumped: deeper than the recursion limit and longer than
+    # Python's int conversion limit (4,300 digits), which dumping here could not make.
+    digits = draw(st.sampled_from([0, 0, 0, 25, 4400, 5000]))
+    if digits:
+        text = f'{{"seats": {"9" * digits}, "x": {text}}}'
+    depth = draw(st.sampled_from([0, 0, 1, 40, 1200, 5000]))
+    text = "[" * depth + text + "]" * depth
     if draw(st.integers(0, 9)) == 0:
         return text.encode("utf-8", "surrogatepass") + b"\xff\xfe"
     return text.encode("utf-8", "surrogatepass")
@@ -76,14 +81,16 @@ def test_no_body_gets_a_5xx(app, alice: Caller, bob: Caller, body: bytes) -> Non
 def test_the_fuzzer_reaches_the_bounds() -> None:
     """The strategy does send what the parser must refuse (else the test above proves
     little): deep nesting, lone surrogates, huge integers, non-UTF-8."""
-    seen = {"deep": False, "surrogate": False, "huge": False, "not utf-8": False}
+    seen = {"deep": False, "deeper than Python": False, "surrogate": False, "huge": False,
+            "not utf-8": False}
 
     @settings(max_examples=300, deadline=None)
     @given(body=bodies())
     def look(body: bytes) -> None:
         seen["deep"] |= body.startswith(b"[" * 40)
         seen["surrogate"] |= b"\\ud8" in body or b"\xed\xa0" in body
-        seen["huge"] |= b"9" * 40 in body
+        seen["huge"] |= b"9" * 4400 in body
+        seen["deeper than Python"] |= body.startswith(b"[" * 1200)
         seen["not utf-8"] |= body.endswith(b"\xff\xfe")
 
     look()

@@ -17,7 +17,6 @@ import pytest
 import redis
 import structlog
 
-from events import logs
 from tests.conftest import free_port
 from tests.e2e.conftest import ROOT, Http, wait_for
 from tests.service.conftest import Caller
@@ -32,6 +31,8 @@ def captured() -> Iterator[io.StringIO]:
     root = logging.getLogger()
     saved = (root.handlers[:], root.level)
     stream = io.StringIO()
+    from events import logs  # here, not at the top: the gunicorn test needs none of it
+
     logs.configure("INFO", stream)
     try:
         yield stream
@@ -99,7 +100,8 @@ def test_a_500_in_a_gunicorn_worker_is_one_json_line_without_secrets(redis_url, 
            "MEEPLE_WEB_WORKERS": "1", "MEEPLE_KEYS_DIR": str(tmp_path / "keys")}
     stderr = (tmp_path / "api.log").open("wb")
     api = subprocess.Popen([str(BIN / "gunicorn"), "-c", str(ROOT / "deploy" / "gunicorn.conf.py"),
-                            "service.wsgi:app"], cwd=ROOT, env=env, stderr=stderr)
+                            "service.wsgi:app"], cwd=ROOT, env=env, stdout=stderr,
+                           stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
         wait_for(base + "/healthz", api)

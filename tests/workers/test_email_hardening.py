@@ -11,7 +11,6 @@ from flask import Flask
 from events.application.meeple import Meeple
 from games.information import ends_batch
 from tests.workers.test_email_replies import Game, mails_to, reply, run_worker, text_of
-from workers.email_text import header_text
 
 
 def test_a_reply_that_goes_on_after_a_revealing_move_is_refused_as_the_api_would(
@@ -77,5 +76,7 @@ def test_a_name_that_could_break_an_email_is_refused(flask_app: Flask) -> None:
 
 
 def test_headers_are_one_line_whatever_the_text() -> None:
+    from workers.email_text import header_text  # here: the other tests need none of it
+
     assert header_text("eve\r\nBcc: all@example.org wrote") == "eve Bcc: all@example.org wrote"
     assert header_text("a\u2028b\u0000c\u202ed") == "a b c d"
