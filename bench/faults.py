@@ -57,7 +57,7 @@ class Client:
             response = conn.getresponse()
             raw = response.read()
             status = response.status
-        except OSError:
+        except (OSError, http.client.HTTPException):  # refused, reset, or cut mid-answer
             self.statuses["connection lost"] += 1
             return 0, None
         finally:

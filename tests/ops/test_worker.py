@@ -22,6 +22,14 @@ def double(value: int) -> int:
     return 2 * value
 
 
+def nap(seconds: float) -> float:
+    """A job that keeps the worker busy, so that its redis dies in the middle of work."""
+    import time
+
+    time.sleep(seconds)
+    return seconds
+
+
 def test_worker_burst_runs_an_enqueued_job(redis_url: str, redis_client: redis.Redis) -> None:
     queue = Queue("ops-test", connection=redis_client)
     job = queue.enqueue("tests.ops.test_worker.double", 21)
@@ -44,3 +52,40 @@ def test_worker_without_redis_url_is_a_usage_error() -> None:
 
     assert result.exit_code == 2
     assert "MEEPLE_REDIS_URL" in result.output
+
+
+def test_a_worker_outlives_its_redis_and_goes_on_when_it_is_back(tmp_path: Path) -> None:
+    """Issue 11, point 5: "workers reconnect with backoff instead of exiting". The finding:
+    Redis killed while bots play, the worker exited (and `meeple run` stopped everything)."""
+    import signal
+    import time
+
+    from tests.conftest import free_port, start_redis
+
+    port = free_port()
+    server = start_redis(tmp_path / "redis", port)
+    env = {**os.environ, "MEEPLE_REDIS_URL": f"redis://127.0.0.1:{port}/0",
+           "PYTHONPATH": str(REPO_ROOT)}
+    worker = subprocess.Popen([str(MEEPLE), "worker", "ops-test"], cwd=REPO_ROOT, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        busy = Queue("ops-test", connection=redis.Redis(port=port))
+        for _ in range(40):
+            busy.enqueue("tests.ops.test_worker.nap", 0.1)
+        time.sleep(2)  # at work
+        server.send_signal(signal.SIGKILL)
+        server.wait(10)
+        time.sleep(3)  # the worker has lost its connection and is waiting
+        assert worker.poll() is None, "the worker exited when its redis went away"
+        server = start_redis(tmp_path / "redis", port)
+        client = redis.Redis(port=port)
+        job = Queue("ops-test", connection=client).enqueue("tests.ops.test_worker.double", 4)
+        deadline = time.monotonic() + 60
+        while job.get_status(refresh=True) != "finished" and time.monotonic() < deadline:
+            assert worker.poll() is None, "the worker exited"
+            time.sleep(0.2)
+        assert job.return_value() == 8
+    finally:
+        worker.terminate()
+        worker.wait(30)
+        server.kill()
