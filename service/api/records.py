@@ -82,7 +82,8 @@ def game_record(game_id: str) -> Response:
     app = meeple()
     table = app.load(game_id)
     ended = table.status is Status.ENDED
-    envelopes = app.events(game_id)
+    # The events of that table only: a bot may move between the two reads.
+    envelopes = app.events(game_id, 1, table.version)
     seed = app.store.get_seed(game_id) if ended else None
     record = build_record(table, envelopes, seed, table.seats_of(player.id))
     key_id, private_key = keyring().current()

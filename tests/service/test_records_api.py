@@ -205,3 +205,28 @@ def test_imports_per_player_and_day_are_bounded(alice, finished, monkeypatch):
     assert [alice.post("/v1/records", record).status_code for _ in range(2)] == [201, 201]
     refused = alice.post("/v1/records", record)
     assert refused.status_code == 409 and refused.json["code"] == "quota_exceeded"
+
+
+def test_a_record_read_while_a_move_lands_is_the_record_of_the_table_read(
+        app, alice, bob, monkeypatch):
+    """The finding: `GET …/record` during bot play read the table, then the events to a later
+    end, and failed with a 500 (25 times in 1,431). Here a move lands between the two reads."""
+    from events.application.meeple import Meeple
+
+    game = alice.create(seats=2)
+    bob.post(f"/v1/games/{game['id']}/join", {})
+    meeple = app.extensions["meeple"]
+    load = Meeple.load
+
+    def load_then_someone_moves(self, game_id):
+        table = load(self, game_id)
+        monkeypatch.setattr(Meeple, "load", load)  # once
+        (alice if 0 in table.actors() else bob).play_first_move(game_id)
+        return table
+
+    before = meeple.load(game["id"]).version
+    monkeypatch.setattr(Meeple, "load", load_then_someone_moves)
+    answer = alice.get(f"/v1/games/{game['id']}/record")
+    assert answer.status_code == 200, answer.json
+    assert [e["v"] for e in answer.json["events"]] == list(range(1, before + 1))
+    assert meeple.load(game["id"]).version > before
