@@ -155,7 +155,7 @@ def reenact(record: dict[str, Any]) -> list[Envelope]:
 def _reenact_one(log: OfflineLog, envelope: Envelope) -> None:
     kind, data, by = envelope["type"], envelope["data"], envelope["by"]
     if kind == "GameCreated":
-        game = get_game(data["type"])
+        game = get_game(data["type"], data["rules_version"])
         log.append([decide_create(game, data["seats"], data["options"], data["seed_commitment"],
                                   data.get("deadline"))])
     elif kind == "SeatTaken":

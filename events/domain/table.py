@@ -33,7 +33,7 @@ from events.exceptions import (
 from games.bots import bot_rng, random_move
 from games.contract import Game, IllegalMove, Move, State, find_move
 from games.information import ends_batch
-from games.registry import get_game
+from games.registry import RULES, UnknownRulesVersion, get_game
 from games.rng import Rng
 
 
@@ -82,15 +82,17 @@ class Table:
 
     @property
     def game(self) -> Game:
-        """The rules this game was played under; never others (DESIGN: history stays true)."""
-        game = get_game(self.type)
-        if self.rules_version and self.rules_version != game.rules_version:
+        """The rules this game was created under; never others (DESIGN: history stays true)."""
+        try:
+            return get_game(self.type, self.rules_version or None)
+        except UnknownRulesVersion:
+            newest = get_game(self.type)
             raise RulesVersionUnavailable(
-                f"this game was played under {game.title} rules version {self.rules_version};"
-                f" this server runs version {game.rules_version} and will not replay it with"
-                " other rules (its record can be verified by a Meeple that has them)"
-            )
-        return game
+                f"this game was played under {newest.title} rules version {self.rules_version},"
+                f" which this server does not have (it runs {sorted(RULES[self.type])}); it"
+                " will not replay it with other rules (its record can be verified by a Meeple"
+                " that has them)"
+            ) from None
 
     def seat_of(self, seat: int) -> Seat | None:
         return next((s for s in self.seats if s.seat == seat), None)

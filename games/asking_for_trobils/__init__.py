@@ -63,4 +63,6 @@ class AskingForTrobils:
         return view.determinize(state, seat, rng)
 
 
-GAME = AskingForTrobils()
+# Oldest first; a game keeps the rules it was created with (games.registry).
+VERSIONS: tuple[AskingForTrobils, ...] = (AskingForTrobils(),)
+GAME = VERSIONS[-1]

@@ -59,4 +59,6 @@ class ResPublica:
         return view.determinize(state, seat, rng)
 
 
-GAME = ResPublica()
+# Oldest first; a game keeps the rules it was created with (games.registry).
+VERSIONS: tuple[ResPublica, ...] = (ResPublica(),)
+GAME = VERSIONS[-1]

@@ -251,14 +251,15 @@ def test_a_retried_join_with_the_same_key_takes_one_seat(alice, bob, carol):
     assert carol.post(f"/v1/games/{game['id']}/join", {}).json["status"] == "active"
 
 
-def test_a_game_played_under_other_rules_is_not_replayed_with_these(alice, bob, monkeypatch):
-    """History stays true: when a game's rules_version is no longer the one this server runs,
-    its routes say so instead of re-executing it under different rules."""
+def test_a_game_of_rules_this_server_lacks_is_not_replayed_with_others(alice, bob, monkeypatch):
+    """History stays true: a game is played only under the rules_version it was created with;
+    if this server no longer has that version, its routes say so instead of re-executing it
+    under different rules."""
     game = started_game(alice, bob)
     alice.play_first_move(game["id"])
-    from games.registry import get_game
+    from games.registry import RULES, get_game
 
-    monkeypatch.setattr(type(get_game(RP)), "rules_version", "2")  # the rules were bumped
+    monkeypatch.setitem(RULES, RP, {"2": get_game(RP)})  # as if version 1 were dropped
     from service import create_app
 
     fresh = Caller(create_app({"REDIS_URL": alice.client.application.config["REDIS_URL"],

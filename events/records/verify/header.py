@@ -10,7 +10,7 @@ from events.records.verify.fields import Kind, check_fields, is_dict, is_hex64, 
 from events.records.verify.paths import first_difference, json_path
 from events.records.verify.verification import Verification
 from games.contract import Game
-from games.registry import GAMES
+from games.registry import RULES
 
 # (header field, GameCreated's field): the same value under two names.
 _FROM_CREATED = (("type", "type"), ("rules_version", "rules_version"), ("options", "options"),
@@ -75,15 +75,16 @@ def _seats_taken(v: Verification) -> list[dict[str, Any]]:
 
 
 def _registered_game(v: Verification, created: dict[str, Any]) -> Game | None:
-    game = GAMES.get(created["type"])
+    versions = RULES.get(created["type"])
     v.checked["rules"] = f"{created['type']} rules_version {created['rules_version']}"
-    if game is None:
+    if versions is None:
         v.findings.add("rules", "game.type", f"unknown game type {created['type']!r}: this code "
-                       f"has {sorted(GAMES)}; cannot re-execute", found=created["type"])
+                       f"has {sorted(RULES)}; cannot re-execute", found=created["type"])
         return None
-    if game.rules_version != created["rules_version"]:
+    game = versions.get(created["rules_version"])
+    if game is None:
         v.findings.add("rules", "game.rules_version", f"cannot re-execute: rules_version "
-                       f"{created['rules_version']}, this code has {game.rules_version}",
-                       expected=game.rules_version, found=created["rules_version"])
+                       f"{created['rules_version']}, this code has {sorted(versions)}",
+                       expected=sorted(versions), found=created["rules_version"])
         return None
     return game
