@@ -54,6 +54,8 @@ def score_game(game_id: str) -> str:
     table = app.load(game_id)
     if table.status is not Status.ENDED:
         return "not ended"
+    if app.store.origin(game_id) is not None:
+        return "imported: never rated"
     if table.ratings is not None:
         ratings.apply(table.type, table.ratings)  # idempotent: re-set the recorded values
         return "already scored"

@@ -25,6 +25,7 @@ from events.application.rq_processes import WORKER_KEY, is_gone
 from events.domain.deadlines import TurnClock, due, reminder_time
 from events.domain.envelope import Envelope
 from events.domain.table import Status, Table
+from events.store.event_store import EventStore
 
 BOT_TURN = "workers.jobs.play_bot_turn"
 SCORE_GAME = "workers.jobs.score_game"
@@ -192,6 +193,7 @@ class RQDispatcher:
                                                                           "notify")}
         self.notify = self.queues["notify"]
         self.profiles = Profiles(client, prefix)
+        self.store = EventStore(client, prefix)
         intervals = retry_intervals()
         self._retry = Retry(max=len(intervals), interval=intervals) if intervals else None
 
@@ -261,6 +263,8 @@ class RQDispatcher:
     # -- queueing ------------------------------------------------------------------------------
 
     def _wanted(self, follow_up: FollowUp) -> bool:
+        if follow_up.func == SCORE_GAME:  # an imported game is never rated: a forged record
+            return self.store.origin(follow_up.args[0]) is None  # must not move a leaderboard
         if follow_up.player_id is None or follow_up.func != NOTIFY_PLAYER:
             return True
         return self.profiles.notify_setting(follow_up.player_id) != "none"

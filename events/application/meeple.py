@@ -400,10 +400,13 @@ class Meeple:
             raise InvalidOptions(f"invalid deadline: {err}") from None
 
     def import_game(self, game_id: str, envelopes: list[Envelope], seed: bytes,
-                    player_id: str | None = None) -> Table:
+                    player_id: str | None = None, signed_by: str | None = None,
+                    keep: Callable[[], None] | None = None) -> Table:
         """A finished game from a verified record, under its original id, event for event and
         hash for hash. Importing the same record again finds the game it made. `player_id`:
-        who imports, counted against MEEPLE_MAX_IMPORTS_PER_DAY (50) imports a day."""
+        who imports, counted against MEEPLE_MAX_IMPORTS_PER_DAY (50) imports a day;
+        `signed_by`: the record's key id; `keep`: keeps the record as it came. The game is
+        marked imported before its events are written, so it is never rated."""
         if player_id is not None:
             self._count_import(player_id)
         if self.store.exists(game_id):
@@ -413,6 +416,10 @@ class Meeple:
             raise GameExists(f"game {game_id} already exists here and is another game")
         if self.store.put_seed(game_id, seed) != seed:
             raise GameExists(f"game {game_id} is being created here as another game")
+        self.store.put_origin(game_id, {"signed_by": signed_by, "imported_by": player_id,
+                                        "imported_at": self.clock().isoformat()})
+        if keep is not None:
+            keep()
         try:
             self.store.import_sealed(game_id, envelopes)
         except VersionConflict:  # a concurrent import of the same id got there first

@@ -12,6 +12,8 @@ slot and its Lua scripts are cluster-legal:
                                         100 versions, so a past version is near one
     {prefix}:g:{<game_id>}:idem:<key>   hash: request_hash, first, last; expires after 24 h
     {prefix}:g:{<game_id>}:gone         why a discarded game is gone; expires after 30 days
+    {prefix}:g:{<game_id>}:record       the finished game's record (zlib'd JSON), written once
+    {prefix}:g:{<game_id>}:origin       an imported game's origin: JSON (signed_by, imported_at)
 
 Envelopes are sealed (hashed) here, because Redis 6.2 Lua has no SHA-256; `append.lua`
 re-checks version and head atomically before writing. Streams are never trimmed; the one
@@ -200,6 +202,29 @@ class EventStore:
         if not found:
             return None
         return int(found[0]), json.loads(zlib.decompress(found[1]))
+
+    def put_record(self, game_id: str, record: bytes) -> bytes:
+        """Keep a finished game's record unless one is kept already; the kept one either way,
+        so every reader gets the same bytes whatever the keys or the code do later."""
+        key = self._key(game_id, "record")
+        pipe = self._redis.pipeline()  # MULTI: the SET and the GET see the same value
+        pipe.set(key, zlib.compress(record), nx=True)
+        pipe.get(key)
+        _, stored = pipe.execute()
+        return zlib.decompress(stored)
+
+    def get_record(self, game_id: str) -> bytes | None:
+        stored = self._redis.get(self._key(game_id, "record"))
+        return None if stored is None else zlib.decompress(_bytes(stored))
+
+    def put_origin(self, game_id: str, origin: dict[str, Any]) -> None:
+        """Mark the game as imported (before its events are written: an imported game is
+        never, even for a moment, taken for one played here)."""
+        self._redis.set(self._key(game_id, "origin"), json.dumps(origin), nx=True)
+
+    def origin(self, game_id: str) -> dict[str, Any] | None:
+        raw = self._redis.get(self._key(game_id, "origin"))
+        return None if raw is None else dict(json.loads(raw))
 
     def discard(self, game_id: str, expected_version: int, note: str) -> bool:
         """Delete the game if it is still at `expected_version` (the caller checked that it

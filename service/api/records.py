@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from flask import Response, current_app, json, request
 from werkzeug.exceptions import BadRequest, RequestEntityTooLarge
 
 from events.accounts.players import Player
 from events.domain.table import Status
 from events.exceptions import RecordInvalid, Unauthorized
-from events.records.keys import Keyring
+from events.records.finished import finished_record, keep_imported
+from events.records.keys import Keyring, trusted_keys
 from events.records.record import build_record, sign_record
 from events.records.verify import verify_record
 from service import json_body
@@ -35,6 +40,17 @@ GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 def keyring() -> Keyring:
     ring: Keyring = current_app.extensions["meeple_keys"]
     return ring
+
+
+def import_keys() -> Callable[[str], Ed25519PublicKey | None]:
+    """The keys an imported record may be signed by: this server's, and the operator's
+    MEEPLE_TRUSTED_KEYS file (read at each import: an operator may edit it at any time)."""
+    own = keyring().public_key
+    path = current_app.config.get("TRUSTED_KEYS") or os.environ.get("MEEPLE_TRUSTED_KEYS")
+    if not path:
+        return own
+    others = trusted_keys(json.loads(Path(path).read_text()))
+    return lambda key_id: own(key_id) or others(key_id)
 
 
 def record_json(record: dict[str, Any], status: int = 200) -> Response:
@@ -75,17 +91,25 @@ def caller() -> Player | None:
 @blp.doc(security=BEARER)
 @blp.response(200, RecordDoc)
 def game_record(game_id: str) -> Response:
-    """The game's record, signed by this server. Once the game has ended it is complete (every
-    event, the seed, the scores) and anyone can verify it offline; before, it is the caller's
-    redacted view and says so (`complete: false`)."""
+    """The game's record. Once the game has ended it is complete (every event to the seed's
+    reveal, the seed, the scores), anyone can verify it offline, and it is final: the same
+    bytes at every fetch. A game played here is signed by this server; an imported one is
+    served as it came, with its original signature, and says so in `Meeple-Imported`
+    (`signed-by=<key id>; imported-at=<time>`). Before the end: the caller's redacted view,
+    which says so (`complete: false`)."""
     player = current_player()
     app = meeple()
     table = app.load(game_id)
-    ended = table.status is Status.ENDED
+    if table.status is Status.ENDED:
+        response = Response(finished_record(app, game_id, keyring()), mimetype="application/json")
+        origin = app.store.origin(game_id)
+        if origin is not None:  # served as it came: this server did not host the game
+            response.headers["Meeple-Imported"] = (f"signed-by={origin['signed_by']}; "
+                                                   f"imported-at={origin['imported_at']}")
+        return response
     # The events of that table only: a bot may move between the two reads.
     envelopes = app.events(game_id, 1, table.version)
-    seed = app.store.get_seed(game_id) if ended else None
-    record = build_record(table, envelopes, seed, table.seats_of(player.id))
+    record = build_record(table, envelopes, None, table.seats_of(player.id))
     key_id, private_key = keyring().current()
     return record_json(sign_record(record, key_id, private_key))
 
@@ -120,14 +144,21 @@ def verify(**_: Any) -> dict[str, Any]:
 @blp.response(201, GameOut)
 def import_record(**_: Any) -> tuple[dict[str, Any], int, dict[str, str]]:
     """Import a finished game from its record, under its original id (archives, moving games
-    between servers). The record must verify completely; a record signed by another server's
-    key is accepted when its embedded key checks out. Refused: the verifier's report."""
+    between servers). The record must verify completely and be signed by one of this
+    server's keys or by a key the operator trusts (MEEPLE_TRUSTED_KEYS: a file in the format
+    of GET /v1/keys). Refused (422): the reason and the verifier's report. An imported game
+    keeps its record as it came and never counts for ratings."""
     from service.api.games import etag, game_out
 
     player = current_player()
     record = posted_record()
-    report = verify_record(record)
+    report = verify_record(record, import_keys())
     if not report.ok:
+        signature = report.checked.get("signature") or {}
+        if signature.get("valid") and signature.get("trusted") is False:
+            raise RecordInvalid(f"the record is signed by key {signature.get('key_id')}, which "
+                                "is neither this server's nor one its operator trusts "
+                                "(MEEPLE_TRUSTED_KEYS)", report.to_json())
         raise RecordInvalid("the record does not verify: see 'report'", report.to_json())
     if not record.get("complete"):
         raise RecordInvalid("only a complete record of a finished game can be imported",
@@ -135,7 +166,9 @@ def import_record(**_: Any) -> tuple[dict[str, Any], int, dict[str, str]]:
     game_id = str(record["game"]["id"])
     if not GAME_ID.match(game_id):
         raise BadRequest("the record's game id must be 1 to 64 letters, digits, '_' or '-'")
-    table = meeple().import_game(game_id, record["events"], bytes.fromhex(record["seed"]),
-                                 player.id)
+    app = meeple()
+    table = app.import_game(game_id, record["events"], bytes.fromhex(record["seed"]),
+                            player.id, signed_by=str(record["signature"]["key_id"]),
+                            keep=lambda: keep_imported(app, game_id, record))
     return game_out(table, player), 201, {"Location": f"/v1/games/{game_id}",
                                           "ETag": etag(table.version)}

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from flask import Flask
 
+from events.domain.envelope import NewEvent
 from events.exceptions import GameExists
 from service import create_app
 from tests.conftest import free_port, start_redis
@@ -46,19 +47,33 @@ def finished(alice: Caller, bob: Caller) -> tuple[str, dict[str, Any]]:
     return game["id"], record.json
 
 
-@pytest.fixture()
-def other_server(tmp_path: Path) -> Iterator[Flask]:
-    """A second Meeple on its own, empty redis-server: where a record is moved to."""
+def second_server(tmp_path: Path, name: str, trusted: Path | None) -> Iterator[Flask]:
+    """Another Meeple on its own, empty redis-server; `trusted`: its MEEPLE_TRUSTED_KEYS."""
     port = free_port()
-    proc = start_redis(tmp_path / "other", port)
+    proc = start_redis(tmp_path / name, port)
     try:
         yield create_app({"REDIS_URL": f"redis://127.0.0.1:{port}/0", "DISPATCH": False,
                           "RATELIMIT_DEFAULT": "100000 per minute",
-         "RATELIMIT_REGISTRATION": "100000 per minute",
-                          "KEYS_DIR": str(tmp_path / "other-keys")})
+                          "RATELIMIT_REGISTRATION": "100000 per minute",
+                          "KEYS_DIR": str(tmp_path / f"{name}-keys"),
+                          "TRUSTED_KEYS": str(trusted) if trusted else None})
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+@pytest.fixture()
+def other_server(tmp_path: Path, client) -> Iterator[Flask]:
+    """A second Meeple whose operator trusts the first one's keys: where a record moves to."""
+    trusted = tmp_path / "trusted-keys.json"
+    trusted.write_text(json.dumps(client.get("/v1/keys").json))
+    yield from second_server(tmp_path, "other", trusted)
+
+
+@pytest.fixture()
+def stranger_server(tmp_path: Path) -> Iterator[Flask]:
+    """A second Meeple that trusts no key but its own."""
+    yield from second_server(tmp_path, "stranger", None)
 
 
 def test_a_finished_game_has_a_complete_signed_record_that_verifies(client, finished):
@@ -100,9 +115,14 @@ def test_a_record_imported_on_a_fresh_redis_is_the_same_game_hash_for_hash(
     imported = elsewhere.post("/v1/records", record)
     assert imported.status_code == 201, imported.json
     assert imported.json["id"] == game_id and imported.json["status"] == "ended"
-    again = elsewhere.get(f"/v1/games/{game_id}/record").json
-    assert again["events"] == record["events"]  # event by event, hash by hash
-    assert (again["seed"], again["scores"]) == (record["seed"], record["scores"])
+    served = elsewhere.get(f"/v1/games/{game_id}/record")
+    again = served.json
+    assert again == record  # as it came: event by event, hash by hash, its own signature
+    assert again["events"] == record["events"]
+    signer = record["signature"]["key_id"]
+    assert served.headers["Meeple-Imported"].startswith(f"signed-by={signer}; imported-at=")
+    own = [k["id"] for k in other_server.test_client().get("/v1/keys").json["keys"]]
+    assert signer not in own  # the other server never signed a game it did not host
     assert elsewhere.post("/v1/records", record).status_code == 201  # the same record: no-op
     listed = elsewhere.get("/v1/games?status=ended").json["items"]
     assert [g["id"] for g in listed] == [game_id]
@@ -165,8 +185,14 @@ def test_after_a_key_rotation_old_records_still_verify(app, alice, client, finis
     assert rotated.exit_code == 0, rotated.output
     keys = client.get("/v1/keys").json["keys"]
     assert len(keys) == 2 and [k["current"] for k in keys] == [False, True]
-    new = alice.get(f"/v1/games/{game_id}/record").json
-    assert new["signature"]["key_id"] == keys[1]["id"] != old["signature"]["key_id"]
+    # A finished game's record is final: the key that signed it at the end stays its key.
+    again = alice.get(f"/v1/games/{game_id}/record").json
+    assert again == old and again["signature"]["key_id"] == keys[0]["id"]
+    later = alice.create(seats=2)
+    alice.post(f"/v1/games/{later['id']}/join", {})  # both seats hers
+    finish(alice, alice, later["id"])
+    new = alice.get(f"/v1/games/{later['id']}/record").json
+    assert new["signature"]["key_id"] == keys[1]["id"]
     for record in (old, new):
         assert client.post("/v1/records/verify", json=record).json["ok"] is True
     listed = CliRunner().invoke(main, ["keys", "list", "--dir", app.config["KEYS_DIR"]])
@@ -230,3 +256,57 @@ def test_a_record_read_while_a_move_lands_is_the_record_of_the_table_read(
     assert answer.status_code == 200, answer.json
     assert [e["v"] for e in answer.json["events"]] == list(range(1, before + 1))
     assert meeple.load(game["id"]).version > before
+
+
+def test_a_record_of_a_key_nobody_here_trusts_is_not_imported(finished, stranger_server):
+    """Records vouch only for what was played here: a record signed by another server's key,
+    which this operator does not trust, is refused, however well it verifies."""
+    _, record = finished
+    elsewhere = Caller(stranger_server.test_client(), "archivist")
+    refused = elsewhere.post("/v1/records", record)
+    assert refused.status_code == 422 and refused.json["code"] == "record_invalid"
+    assert record["signature"]["key_id"] in refused.json["detail"]
+    assert "MEEPLE_TRUSTED_KEYS" in refused.json["detail"]
+    assert elsewhere.get("/v1/games").json["items"] == []
+
+
+def test_a_finished_record_is_the_same_bytes_at_every_fetch(app, alice, bob, finished):
+    """"A finished game's record is final": fetched again after table talk and after the
+    scoring (GameScored appended, as the scoring job does), it is the same bytes; it ends at
+    SeedRevealed."""
+    game_id, _ = finished
+    first = alice.get(f"/v1/games/{game_id}/record").get_data()
+    assert alice.post(f"/v1/games/{game_id}/messages", {"text": "good game"}).status_code == 201
+    meeple = app.extensions["meeple"]
+    meeple.append_system_events(game_id, [NewEvent("GameScored", {"ratings": []}, "system")],
+                                meeple.load(game_id).version)
+    second = alice.get(f"/v1/games/{game_id}/record").get_data()
+    assert second == first
+    assert json.loads(first)["events"][-1]["type"] == "SeedRevealed"
+
+
+def test_an_imported_game_never_touches_the_ratings(finished, other_server, redis_url,
+                                                    monkeypatch):
+    """"Imported games never touch ratings or leaderboards, not even after a later commit on
+    them": table talk at an imported table queues no scoring, and the scoring job refuses."""
+    from rq import Queue, SimpleWorker
+
+    from events.application.dispatch import RQDispatcher
+    from events.application.meeple import Meeple
+    from workers.jobs import score_game
+
+    game_id, record = finished
+    archivist = Caller(other_server.test_client(), "archivist")
+    assert archivist.post("/v1/records", record).status_code == 201
+    other = other_server.extensions["meeple"]
+    queued = Meeple(other.redis, RQDispatcher(other.redis))
+    dispatcher = RQDispatcher(other.redis)
+    dispatcher.after_commit(other.load(game_id))  # what any later commit on it asks for
+    assert Queue("scoring", connection=other.redis).count == 0
+    monkeypatch.setenv("MEEPLE_REDIS_URL", other_server.config["REDIS_URL"])
+    assert score_game(game_id) == "imported: never rated"
+    SimpleWorker([Queue("scoring", connection=other.redis)],
+                 connection=other.redis).work(burst=True)
+    assert queued.load(game_id).ratings is None
+    assert other_server.test_client().get(
+        f"/v1/game-types/{record['game']['type']}/leaderboard").json["rows"] == []
