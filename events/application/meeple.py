@@ -610,7 +610,8 @@ def _creation(game: Game, game_id: str, seats: int, options: dict[str, Any],
               rule: dict[str, Any] | None, joins: list[tuple[Player, int | None, bool]],
               seed: bytes) -> list[NewEvent]:
     """GameCreated and the seats taken with it (bots, the creator), decided in order."""
-    created = decide_create(game, seats, options, hashlib.sha256(seed).hexdigest(), rule)
+    created = decide_create(game, seats, options, hashlib.sha256(seed).hexdigest(), rule,
+                            game_id)
     table = evolve(Table.empty(game_id), _draft(created, 1), seed)
     events = [created]
     for who, seat, is_bot in joins:

@@ -100,7 +100,8 @@ def play_offline(
     game = get_game(game_type)
     log = OfflineLog(game_id, seed, clock)
     chosen = dict(game.options().load(options or {}))
-    log.append([decide_create(game, players, chosen, hashlib.sha256(seed).hexdigest())])
+    log.append([decide_create(game, players, chosen, hashlib.sha256(seed).hexdigest(),
+                              game_id=game_id)])
     for seat in range(players):
         player_id, name, bot = seat_player(seat, bots)
         log.append(decide_join(log.table, player_id, name, seat, bot=bot))
@@ -157,7 +158,7 @@ def _reenact_one(log: OfflineLog, envelope: Envelope) -> None:
     if kind == "GameCreated":
         game = get_game(data["type"], data["rules_version"])
         log.append([decide_create(game, data["seats"], data["options"], data["seed_commitment"],
-                                  data.get("deadline"))])
+                                  data.get("deadline"), data.get("game_id"))])
     elif kind == "SeatTaken":
         log.append(decide_join(log.table, data["player_id"], data["name"], data["seat"],
                                bot=data["bot"]))

@@ -208,13 +208,17 @@ def _rng(seed: bytes | None, version: int) -> Rng:
 
 def decide_create(
     game: Game, seats: int, options: dict[str, Any], seed_commitment: str,
-    deadline: dict[str, Any] | None = None,
+    deadline: dict[str, Any] | None = None, game_id: str | None = None,
 ) -> NewEvent:
+    """GameCreated. `game_id` is in it for every game made since records name it: the id is
+    then hashed into the chain, so a record relabelled as another game breaks at its first
+    event (games made before keep their exact events, without it)."""
     if not game.min_players <= seats <= game.max_players:
         raise InvalidOptions(
             f"{game.title} is for {game.min_players} to {game.max_players} players, not {seats}"
         )
-    data = {
+    data: dict[str, Any] = {} if game_id is None else {"game_id": game_id}
+    data |= {
         "type": game.id,
         "rules_version": game.rules_version,
         "options": options,

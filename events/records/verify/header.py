@@ -23,6 +23,8 @@ def check_header(v: Verification) -> tuple[Game | None, dict[str, Any] | None]:
     if created is None:
         return None, None
     header = v.record["game"]
+    if "game_id" in created:  # games made since records name their id in GameCreated
+        _compare(v, "game.id", created["game_id"], header.get("id"), "events[0].data.game_id")
     for mine, theirs in _FROM_CREATED:
         _compare(v, json_path("game", mine), created.get(theirs), header.get(mine),
                  f"events[0].data.{theirs}")
@@ -53,8 +55,9 @@ def _created_data(v: Verification) -> dict[str, Any] | None:
         "type": is_str, "rules_version": is_str, "options": is_dict, "seats": is_int,
         "seed_commitment": is_hex64,
     }
-    # A table with a time per move says so; the others carry no "deadline" at all.
-    optional: dict[str, Kind] = {"deadline": is_rule}
+    # A table with a time per move says so; the others carry no "deadline" at all. Games
+    # made before GameCreated named the game carry no "game_id".
+    optional: dict[str, Kind] = {"deadline": is_rule, "game_id": is_str}
     return data if check_fields(v.findings, data, "events[0].data", kinds, optional) else None
 
 
