@@ -5,9 +5,9 @@ TEST-ONLY key beside this file. Run from the repository root:
     .venv/bin/python tests/golden/make_golden.py --check  # exit 1 if a stored one differs
 
 A record's file name carries the rules_version it was played under. Existing files are never
-overwritten: a record that the current rules no longer reproduce is kept as it is (the test
-then expects "cannot re-execute" once its game's rules_version has been bumped), and the
-run adds the record for the new rules_version. See README.md here.
+overwritten: a record of an older rules_version is kept as it is (the tests re-enact it under
+that version's rules, which the code keeps), and the run adds the record for the newest
+rules_version. See README.md here.
 """
 
 from __future__ import annotations
