@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from cli.main import main
 from events.records.keys import b64url_encode, key_id_of, raw_public_key
 from events.records.record import build_record
+from games.registry import GAMES
 from tests.records.helpers import SEED, attacker_key, finished_record, forge, game, sign
 
 GOLDEN_KEYS = Path(__file__).resolve().parents[1] / "golden" / "keys.json"
@@ -153,7 +154,8 @@ def test_replay_steps_through_the_game(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     headers = [line for line in result.output.splitlines() if line.startswith("── v")]
     assert [h.split()[1] for h in headers] == [f"v{v}/{last}" for v in (1, 2, 3, 4, 5, 4, 9)]
-    assert "a res-publica-2230ad table (rules_version 1) for 2 seats" in result.output
+    version = GAMES["res-publica-2230ad"].rules_version
+    assert f"a res-publica-2230ad table (rules_version {version}) for 2 seats" in result.output
     assert "seat 1 taken by bob (p_bob)" in result.output
     assert "the game starts" in result.output
 

@@ -25,7 +25,7 @@ from tests.records.helpers import GAME_TYPES, SEED, game, server_key, sign
 def tables_by_version(game_type: str, players: int) -> tuple[Table, ...]:
     """The table after each version (index v-1), folded as the server folds it."""
     _, envelopes = game(game_type, players)
-    table, tables = Table.empty("g"), []
+    table, tables = Table.empty(f"g-{game_type}-{players}"), []  # the id helpers.game uses
     for envelope in envelopes:
         table = evolve(table, envelope, SEED)
         tables.append(table)
