@@ -7,6 +7,7 @@ from typing import Any
 from marshmallow import RAISE, Schema, fields
 
 from games.asking_for_trobils import rules, view
+from games.asking_for_trobils.board import RULES
 from games.asking_for_trobils.scoring import score
 from games.contract import Fact, IllegalMove, Move, ScoreSheet, Seat, State, find_move
 from games.rng import Rng
@@ -23,18 +24,30 @@ class Options(Schema):
 
 
 class AskingForTrobils:
+    """The game under one rules version (board.RULES; README.md, "Rules versions"). Only
+    `setup` reads the version: it marks a version 2 state, and the rules branch on the state
+    (board.bumps_while_free), so a table keeps the rules it was dealt with."""
+
     id: str = "asking-for-trobils"
     title: str = "Asking for Trobils"
     min_players: int = 2
     max_players: int = 7
-    rules_version: str = "1"
+    rules_version: str
     options: type[Schema] = Options
+
+    def __init__(self, rules_version: str) -> None:
+        if rules_version not in RULES:
+            raise ValueError(f"{self.title} has rules versions {RULES}, not {rules_version!r}")
+        self.rules_version = rules_version
+
+    def __repr__(self) -> str:
+        return f"AskingForTrobils({self.rules_version!r})"
 
     def setup(self, players: int, options: dict[str, Any], rng: Rng) -> State:
         if not self.min_players <= players <= self.max_players:
             raise ValueError(f"{self.title} is for 2 to 7 players, not {players}")
         chosen = Options().load(options)
-        return rules.setup(players, bool(chosen["short_game"]), rng)
+        return rules.setup(players, bool(chosen["short_game"]), rng, self.rules_version)
 
     def actors(self, state: State) -> set[Seat]:
         return rules.actors(state)
@@ -64,5 +77,6 @@ class AskingForTrobils:
 
 
 # Oldest first; a game keeps the rules it was created with (games.registry).
-VERSIONS: tuple[AskingForTrobils, ...] = (AskingForTrobils(),)
+# "1": bumping only on a full location; "2": also on Paradise and the Star while a space is free.
+VERSIONS: tuple[AskingForTrobils, ...] = (AskingForTrobils("1"), AskingForTrobils("2"))
 GAME = VERSIONS[-1]

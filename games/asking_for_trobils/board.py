@@ -9,6 +9,7 @@ State (top = last in every deck):
     riffraff   {"deck", "discard"};  stands: {location: {"card", "owner"}} (of 12 in all)
     connections {"deck", "offer"};  offer_reshuffles: how often three identical were replaced
     seats      one area per player, see `new_player`
+    rules      2 in a rules version 2 game; a version 1 state has no such key (see `RULES`)
 """
 
 from __future__ import annotations
@@ -67,6 +68,24 @@ def copy_state(state: State) -> State:
         "connections": {pile: list(cards) for pile, cards in state["connections"].items()},
         "seats": [copy_player(player) for player in state["seats"]],
     }
+
+
+# --- rules versions -------------------------------------------------------------------------
+
+# The rules versions this package plays, oldest first. Version 2 setup writes its number into
+# the state; version 1 states (and the golden records of them) have no "rules" key at all.
+RULES: tuple[str, ...] = ("1", "2")
+
+
+def rules_of(state: State) -> int:
+    return int(state.get("rules", 1))
+
+
+def bumps_while_free(state: State) -> bool:
+    """Rules version 2: on a location with a space still free (Paradise, the Star) a ship there
+    may be bumped too - "a Player may Place a Ship in the available space instead of Bumping":
+    placing is the alternative, bumping stays allowed. Version 1 bumps only a full location."""
+    return rules_of(state) >= 2
 
 
 # --- resources ----------------------------------------------------------------------------

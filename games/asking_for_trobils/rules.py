@@ -52,7 +52,9 @@ def build_deck(players: int, short_game: bool, rng: Rng) -> tuple[list[str], lis
     return mixed + trobils[n:], box + cities[n:]
 
 
-def setup(players: int, short_game: bool, rng: Rng) -> State:
+def setup(players: int, short_game: bool, rng: Rng, rules_version: str = "1") -> State:
+    """A new table under `rules_version` (board.RULES). Version 1's state is exactly what it
+    always was: no "rules" key, so its golden records re-enact hash for hash."""
     deck, box = build_deck(players, short_game, rng)
     display = [deck.pop() for _ in range(players + 1)]  # "Draw cards equal to players +1"
     riffraff_deck = counted_deck(RIFFRAFF)
@@ -62,7 +64,7 @@ def setup(players: int, short_game: bool, rng: Rng) -> State:
     offer = [connection_deck.pop() for _ in range(SETUP["offer"])]
     ships = SETUP["ships"][str(players)]
     first = rng.randbelow(players)  # "Otherwise, decide randomly."
-    return {
+    state: State = {
         "players": players,
         "short_game": short_game,
         "phase": "turn",
@@ -81,6 +83,9 @@ def setup(players: int, short_game: bool, rng: Rng) -> State:
         "seats": [new_player(ships["hand"], ships["wormhole"], SETUP["credits"])
                   for _ in range(players)],
     }
+    if rules_version != "1":
+        state["rules"] = int(rules_version)
+    return state
 
 
 # --- dispatch ------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 ships back. Also the two RiffRaff phases that place a ship or interact again.
 
     turn            place:<loc> | place:<loc>:bump:<seat> | take-back
+                    (bump: a full location; rules version 2 also Paradise and the Star with room)
     extra_turn      the same ship moves on: place:<loc>[:bump:<seat>] | pass
     interact_again  again:<loc> (a location where you have a ship) | pass
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 from functools import cache
 
 from games.asking_for_trobils import locations, riffraff
-from games.asking_for_trobils.board import State, add_up, end_turn, gain, who
+from games.asking_for_trobils.board import State, add_up, bumps_while_free, end_turn, gain, who
 from games.asking_for_trobils.cards import (
     CONNECTIONS,
     LOCATION_IDS,
@@ -44,15 +45,19 @@ def turn_moves(state: State, seat: int) -> list[Move]:
 
 def placement_moves(state: State, seat: int, leaving: str | None = None) -> list[Move]:
     """Every location: a free space is taken; a full one is entered by bumping one ship there
-    ("There is no blocking."), which seat's ship is the player's choice."""
+    ("There is no blocking."), which seat's ship is the player's choice. Rules version 2 also
+    offers those bumps while a space is free (board.bumps_while_free): only Paradise and the
+    Star can hold a ship and have room, so every other location is as in version 1."""
+    also_bump_when_free = bumps_while_free(state)
     moves = []
     for loc in LOCATION_IDS:
         if loc == leaving:
             continue
         ships = state["board"][loc]
-        if len(ships) < SPACES[loc]:
+        free = len(ships) < SPACES[loc]
+        if free:
             moves.append(dict(_place_move(loc, None, False)))
-        else:
+        if not free or also_bump_when_free:
             moves += [dict(_place_move(loc, other, other == seat)) for other in sorted(set(ships))]
     return moves
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.asking_for_trobils.board import State, connection_count, who
+from games.asking_for_trobils.board import State, bumps_while_free, connection_count, who
 from games.asking_for_trobils.cards import (
     LOCATIONS,
     RIFFRAFF,
@@ -106,6 +106,9 @@ def prompt(state: State, seat: int | None) -> str:
 def _turn_prompt(state: State, seat: int) -> str:
     if state["seats"][seat]["hand"] == 0:
         return "You have no ships left to place: take all your ships back."
+    if bumps_while_free(state):
+        return ("Your turn: place a ship on a location (bump a ship if it is full; on a location "
+                "with several spaces you may bump a ship even while a space is free).")
     return "Your turn: place a ship on a location (bump a ship if it is full)."
 
 

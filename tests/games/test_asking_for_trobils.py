@@ -5,6 +5,10 @@ Rulebook: /work/shared/rulebooks/asking-for-trobils.txt (decisions where it is s
 built with `setup` and then edited with the helpers below, which move cards between places so
 every card stays in exactly one place.
 
+Rules versions: the scenarios run under the newest (GAME, version 2) unless they say "v1"; the
+two differ only in bumping on Paradise and the Star while a space is free (README.md, "Rules
+versions"), and those tests are named for their version.
+
 Long (one test per rule sentence, in the rulebook's order) so that it reads alongside the
 rulebook; the helpers at the top are shared by every scenario.
 """
@@ -18,7 +22,8 @@ from typing import Any
 import pytest
 from marshmallow import ValidationError
 
-from games.asking_for_trobils import GAME, riffraff
+from games.asking_for_trobils import GAME, VERSIONS, AskingForTrobils, riffraff
+from games.asking_for_trobils.board import rules_of
 from games.asking_for_trobils.cards import (
     CITIES,
     CONNECTIONS,
@@ -36,6 +41,7 @@ from games.rng import Rng
 State = dict[str, Any]
 SHIPS = {2: (2, 2), 3: (1, 2), 4: (1, 2), 5: (1, 2), 6: (1, 1), 7: (1, 1)}
 ROCKETS = {t for t, spec in TROBILS.items() if spec["rocket"]}
+V1, V2 = VERSIONS
 
 
 # --- helpers ---------------------------------------------------------------------------------
@@ -45,13 +51,14 @@ def rng(n: int = 0) -> Rng:
     return Rng(b"trobils-tests", n)
 
 
-def new_game(players: int = 3, seed: int = 0, short: bool = False) -> State:
-    return GAME.setup(players, {"short_game": short}, Rng(b"seed-%d" % seed, 0))
+def new_game(players: int = 3, seed: int = 0, short: bool = False, game: Game = GAME) -> State:
+    return game.setup(players, {"short_game": short}, Rng(b"seed-%d" % seed, 0))
 
 
-def table(players: int = 3, active: int = 0, seed: int = 0) -> State:
-    """A fresh game where `active` is to move and nobody holds any resource."""
-    state = new_game(players, seed)
+def table(players: int = 3, active: int = 0, seed: int = 0, game: Game = GAME) -> State:
+    """A fresh game (under `game`'s rules) where `active` is to move and nobody holds any
+    resource."""
+    state = new_game(players, seed, game=game)
     state["active"] = active
     for seat in range(players):
         set_res(state, seat)
@@ -69,15 +76,21 @@ def res(state: State, seat: int) -> dict[str, int]:
     return {r: n for r, n in state["seats"][seat]["res"].items() if n}
 
 
+def game_of(state: State) -> AskingForTrobils:
+    """The game under the rules the table was dealt with, as the registry picks it."""
+    return VERSIONS[rules_of(state) - 1]
+
+
 def ids(state: State, seat: int | None = None) -> set[str]:
-    return {m["id"] for m in GAME.legal_moves(state, state["active"] if seat is None else seat)}
+    seat = state["active"] if seat is None else seat
+    return {m["id"] for m in game_of(state).legal_moves(state, seat)}
 
 
 def do(state: State, *move_ids: str) -> tuple[State, list[Fact]]:
     """Play these moves, each by the seat whose turn it is."""
     facts: list[Fact] = []
     for move_id in move_ids:
-        state, more = GAME.play(state, state["active"], {"id": move_id}, rng())
+        state, more = game_of(state).play(state, state["active"], {"id": move_id}, rng())
         facts += more
     return state, facts
 
@@ -172,13 +185,18 @@ def public_text(facts: list[Fact]) -> str:
 
 
 def test_game_metadata_and_registry() -> None:
-    """Contract: id, title, 2-7 players, the Short Game Variant as the one option."""
+    """Contract: id, title, 2-7 players, the Short Game Variant as the one option; rules
+    versions "1" and "2", a new table gets the newest."""
     from games.registry import get_game
 
-    assert isinstance(GAME, Game)
+    assert all(isinstance(game, Game) for game in VERSIONS) and GAME is V2
     assert get_game("asking-for-trobils") is GAME
+    assert get_game("asking-for-trobils", "1") is V1 and get_game("asking-for-trobils", "2") is V2
     assert (GAME.title, GAME.min_players, GAME.max_players, GAME.rules_version) == (
-        "Asking for Trobils", 2, 7, "1")
+        "Asking for Trobils", 2, 7, "2")
+    assert V1.rules_version == "1"
+    with pytest.raises(ValueError):
+        AskingForTrobils("3")
     assert GAME.options().load({}) == {"short_game": False}
     assert GAME.options().load({"short_game": True}) == {"short_game": True}
     with pytest.raises(ValidationError):
@@ -353,12 +371,13 @@ def test_no_bumping_bonus_elsewhere_with_more_players_or_on_yourself() -> None:
     assert res(state, 0) == {"space_carrot": 2}  # your own ship: no bonus
 
 
-def test_paradise_and_star_have_three_spaces() -> None:
-    """"On the Star of O-Renj and Paradise Locations, there is more than 1 space to Place a
-    Ship. If there is a space available to Place a Ship at a Location, a Player may Place a Ship
-    in the available space instead of Bumping. Players may have more than 1 of their own Ships
-    on these Locations, without needing to Bump their own Ships." """
-    state = table(2)
+def test_v1_paradise_and_star_have_three_spaces_no_bump_while_free() -> None:
+    """Rules version 1: "On the Star of O-Renj and Paradise Locations, there is more than 1
+    space to Place a Ship. If there is a space available to Place a Ship at a Location, a
+    Player may Place a Ship in the available space instead of Bumping. Players may have more
+    than 1 of their own Ships on these Locations, without needing to Bump their own Ships." -
+    version 1 reads it as "a free space is always taken": no bump while one is free."""
+    state = table(2, game=V1)
     put_ship(state, 1, "star")
     put_ship(state, 0, "star")
     assert "place:star" in ids(state) and not any("star:bump" in i for i in ids(state))
@@ -368,6 +387,92 @@ def test_paradise_and_star_have_three_spaces() -> None:
         "place:star:bump:0", "place:star:bump:1"}  # full: bump one of them
     state, _ = do(state, "place:star:bump:0")
     assert sorted(state["board"]["star"]) == [0, 1, 1] and state["seats"][0]["hand"] == 1
+
+
+def test_v2_bump_on_paradise_while_a_space_is_free() -> None:
+    """Rules version 2: "If there is a space available to Place a Ship at a Location, a Player
+    may Place a Ship in the available space instead of Bumping." - placing is the alternative,
+    bumping stays allowed. The bump is the usual one: "they give the Ship back to its owner.
+    The Player then places their Ship on that Location and interacts with it." No bumping
+    bonus: with 2 players it is "on Planet Pomi, Smashed Rock, Tyson Comet, or the Nye Asteroid
+    Belt" only."""
+    state = table(2)
+    set_display(state, ["t01", "t02", "t07"])
+    set_res(state, 0, space_carrot=1, space_slug=1, trap=1)  # Trobil 1's cost
+    put_ship(state, 1, "paradise")
+    put_ship(state, 1, "pomi")  # seat 1 has no ship left in hand
+    assert {i for i in ids(state) if i.startswith("place:paradise")} == {
+        "place:paradise", "place:paradise:bump:1"}  # 1 of 3 spaces taken
+    state, facts = do(state, "place:paradise:bump:1")
+    assert "bumps Seat 1's ship on Paradise: it goes back to Seat 1" in public_text(facts)
+    assert state["board"]["paradise"] == [0] and state["seats"][1]["hand"] == 1
+    assert ships(state, 0) == ships(state, 1) == 4
+    assert ids(state) == {"trobil:t01", "pass"}  # "and interacts with it"
+    state, _ = do(state, "trobil:t01")
+    assert state["seats"][0]["trobils"] == ["t01"] and res(state, 0) == {}  # no bonus
+    # The bumped ship is back in hand: seat 1 places it instead of taking its ships back.
+    assert GAME.actors(state) == {1} and "take-back" not in ids(state)
+    assert "place:paradise:bump:0" in ids(state) and "place:paradise" in ids(state)
+
+
+def test_v2_bump_on_the_star_while_a_space_is_free() -> None:
+    """Rules version 2 on the Star of O-Renj: "a Player may Place a Ship in the available space
+    instead of Bumping" - so any ship there may be bumped, your own too: "A Player may Bump
+    their own Ship to visit the Location again, but the Ship being Bumped is destroyed (set it
+    aside again). It can still be replaced by going to the Wormhole Location" - and another
+    player's goes back to its owner, without a bumping bonus (the Star is none of the four)."""
+    state = table(2)
+    set_display(state, ["t01", "t02", "t04"])
+    put_ship(state, 1, "star")
+    put_ship(state, 0, "star")  # 2 of 3 spaces taken
+    give_trobil(state, 0, "t18")
+    give_trobil(state, 0, "t07")
+    assert {i for i in ids(state) if i.startswith("place:star")} == {
+        "place:star", "place:star:bump:0", "place:star:bump:1"}
+    state, facts = do(state, "place:star:bump:0")
+    assert "its own ship on Star of O-Renj: it is destroyed" in public_text(facts)
+    me = state["seats"][0]
+    assert state["board"]["star"] == [1, 0] and (me["hand"], me["wormhole"]) == (0, 3)
+    assert ships(state, 0) == 4
+    assert ids(state) == {"flip:t18", "flip:t07", "done"}  # it interacts with the Star
+    state, _ = do(state, "flip:t18", "done")
+    assert res(state, 0) == {"credit": credits_of("t18")}
+    state, facts = do(state, "place:star:bump:0")  # seat 1 bumps seat 0 with a space free
+    assert "bumps Seat 0's ship on Star of O-Renj: it goes back to Seat 0" in public_text(facts)
+    assert state["board"]["star"] == [1, 1] and state["seats"][0]["hand"] == 1
+    assert res(state, 1) == {} and GAME.actors(state) == {0}  # no bonus, nothing to throw
+    assert ships(state, 0) == ships(state, 1) == 4
+
+
+def test_v2_racer_bumps_on_paradise_while_a_space_is_free() -> None:
+    """Rules version 2: a Racer's "another turn with the same Ship" is a placement like any
+    other, so it may bump on Paradise while a space is free too."""
+    state = table(3)
+    stack_riffraff(state, ["racer"])
+    put_ship(state, 2, "paradise")
+    state, _ = do(state, "place:smashed-rock")
+    assert {"place:paradise", "place:paradise:bump:2"} <= ids(state)
+    state, _ = do(state, "place:paradise:bump:2")
+    assert state["board"]["paradise"] == [0] and state["board"]["smashed-rock"] == []
+    assert state["seats"][2]["hand"] == 1 and GAME.actors(state) == {1}
+
+
+def test_rules_versions_differ_only_in_bumping_with_room() -> None:
+    """Version 1 stays as it was: the same deal (only version 2 marks its state), and the same
+    moves but for the bumps on Paradise and the Star while a space is free."""
+    for players in (2, 5):
+        v1, v2 = (new_game(players, seed=players, game=game) for game in VERSIONS)
+        assert "rules" not in v1 and v2.pop("rules") == 2 and v1 == v2
+    v1, v2 = table(2, game=V1), table(2, game=V2)
+    for state in (v1, v2):
+        put_ship(state, 1, "paradise")
+        put_ship(state, 1, "star")
+        put_ship(state, 0, "nye")
+    assert ids(v2) - ids(v1) == {"place:paradise:bump:1", "place:star:bump:1"}
+    assert ids(v1) <= ids(v2) and "place:nye:bump:0" in ids(v1) and "place:nye" not in ids(v2)
+    assert "even while a space is free" in GAME.view(v2, 0)["prompt"]
+    assert GAME.view(v1, 0)["prompt"] == (
+        "Your turn: place a ship on a location (bump a ship if it is full).")
 
 
 # --- Locations -----------------------------------------------------------------------------------
@@ -978,21 +1083,22 @@ ERIN, CHRIS = 0, 1
 
 
 def example_start() -> State:
-    """The smallest arranged start that makes "Example Play" consistent. As dealt: 2 ships in
-    hand and 2 on the Wormhole each, 5 Credits each. The example's inconsistencies and how this
-    start resolves them (also in games/asking_for_trobils/README.md):
+    """The smallest arranged mid-game position the "Example Play" starts from. It is an
+    example from the middle of a game ("the Trobils he previously captured"): the players
+    already hold what it takes for granted, so it agrees with the rules; it is not a game from
+    setup. As dealt: 2 ships in hand and 2 on the Wormhole each, 5 Credits each. What the
+    players hold before the example starts (also in games/asking_for_trobils/README.md):
 
-    1. Erin pays "3 Credits and 3 Ore" at the Wormhole with only the 2 Ore from Nye: she
-       starts with 1 Ore.
-    2. Chris captures a Trobil holding only 2 Credits: he starts with the cost of Trobil 1
+    1. Erin pays "3 Credits and 3 Ore" at the Wormhole after gaining 2 Ore at Nye: she holds
+       1 Ore already.
+    2. Chris captures a Trobil after gaining only Credits: he holds the cost of Trobil 1
        (1 Space Carrot, 1 Space Slug, 1 Trap), which is on display.
-    3. Chris flips "his 2 Trobil Cards" having captured one: he starts with Trobil 4 captured
-       before ("the Trobils he previously captured").
-    4. Erin captures a Trobil holding only Crystals and Traps: she starts with 1 Space Carrot
-       and 1 Space Slug (Trobil 2 costs 1 + 1 + 2 Traps; it is on display).
-    5. A City is revealed by the third capture, though with 2 players at least 9 Trobils come
-       before the first City: Trobil 5, then a City are stacked on top of the deck.
-    6. Who starts is not said: Erin, as told.
+    3. Chris flips "his 2 Trobil Cards", one of them "previously captured": he holds Trobil 4.
+    4. Erin captures a Trobil after gaining Crystals and Traps: she holds 1 Space Carrot and
+       1 Space Slug (Trobil 2 costs 1 + 1 + 2 Traps; it is on display).
+    5. The third capture reveals a City: with 2 players at least 9 Trobils come before the
+       first City, so the game is that far on: Trobil 5, then a City are on top of the deck.
+    6. Who moves first in the example: Erin, as told.
     Arranged too: a Racer on the RiffRaff deck and the Ore Connections Chris buys."""
     state = table(2, active=ERIN)
     set_res(state, ERIN, credit=5, ore=1, space_carrot=1, space_slug=1)

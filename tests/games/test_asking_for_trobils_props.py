@@ -1,4 +1,6 @@
-"""Property tests: random legal games of Asking for Trobils, checked after every move."""
+"""Property tests: random legal games of Asking for Trobils, checked after every move, under
+every rules version in VERSIONS. Each test runs once per version, with example counts per
+version lowered so that both versions together take well under twice what one version took."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.asking_for_trobils import GAME
+from games.asking_for_trobils import GAME, VERSIONS, AskingForTrobils
 from games.asking_for_trobils.board import ship_total
 from games.asking_for_trobils.cards import CONNECTIONS, LOCATIONS, SETUP, is_city
 from games.contract import IllegalMove
@@ -18,11 +20,18 @@ from tests.games.test_asking_for_trobils import FULL, all_cards, ships
 
 State = dict[str, Any]
 MAX_MOVES = 10_000
+DETERMINIZED_MOVES = 300  # per game of test_determinize_keeps_counts_and_plays_on
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
 PLAYERS = st.integers(min_value=2, max_value=7)
+EVERY_VERSION = pytest.mark.parametrize("game", VERSIONS, ids=lambda g: f"v{g.rules_version}")
+# The random whole games: the newest rules at every player count; an older version, whose
+# rules are frozen (tests/golden pins them), at three counts only - for the run time.
+RANDOM_TABLES = [(game, players) for game in VERSIONS
+                 for players in (range(2, 8) if game is GAME else (2, 4, 7))]
+RANDOM_TABLE_IDS = [f"v{game.rules_version}-{players}p" for game, players in RANDOM_TABLES]
 
 
-def assert_invariants(state: State) -> None:
+def assert_invariants(game: AskingForTrobils, state: State) -> None:
     assert json.loads(json.dumps(state)) == state, "state is not plain JSON"
     assert all_cards(state) == FULL, "a card appeared or vanished"
     players = state["players"]
@@ -40,19 +49,38 @@ def assert_invariants(state: State) -> None:
     mixed = 2 * (players + 1)
     assert not any(is_city(c) for c in state["deck"][mixed:]), "a City above the mixed cards"
     cities_out = sum(is_city(c) for c in state["display"])
-    assert GAME.is_over(state) == (cities_out == players + 1), "the end is not all Cities shown"
+    assert game.is_over(state) == (cities_out == players + 1), "the end is not all Cities shown"
 
 
-def assert_moves(state: State) -> None:
-    actors = GAME.actors(state)
-    assert actors or GAME.is_over(state)
+def assert_moves(game: AskingForTrobils, state: State) -> None:
+    actors = game.actors(state)
+    assert actors or game.is_over(state)
     for seat in range(state["players"]):
-        moves = GAME.legal_moves(state, seat)
+        moves = game.legal_moves(state, seat)
         assert bool(moves) == (seat in actors)
         assert len({m["id"] for m in moves}) == len(moves)
         for move in moves:
             if move["id"].startswith("buy:"):
                 assert_price(state, seat, move)
+        if state["phase"] in ("turn", "extra_turn") and seat in actors:
+            assert_bumps(game, state, {m["id"] for m in moves})
+
+
+def assert_bumps(game: AskingForTrobils, state: State, offered: set[str]) -> None:
+    """A free space is offered; any ship on a full location may be bumped ("There is no
+    blocking."), and under rules version 2 also one on a location with a space free ("a Player
+    may Place a Ship in the available space instead of Bumping")."""
+    if offered == {"take-back"}:
+        return
+    leaving = state["visit"]["loc"] if state["phase"] == "extra_turn" else None
+    for loc, seats in state["board"].items():
+        if loc == leaving:
+            continue
+        free = len(seats) < LOCATIONS[loc]["spaces"]
+        bumpable = not free or game.rules_version == "2"
+        bumps = {i for i in offered if i.startswith(f"place:{loc}:bump:")}
+        assert bumps == ({f"place:{loc}:bump:{s}" for s in seats} if bumpable else set()), loc
+        assert (f"place:{loc}" in offered) == free, loc
 
 
 def assert_price(state: State, seat: int, move: dict[str, Any]) -> None:
@@ -64,11 +92,11 @@ def assert_price(state: State, seat: int, move: dict[str, Any]) -> None:
     assert move["card"] in state["connections"]["offer"] and move["card"] in CONNECTIONS
 
 
-def assert_no_leak(state: State, seat: int | None) -> None:
+def assert_no_leak(game: AskingForTrobils, state: State, seat: int | None) -> None:
     """Another seat's face-down Trobils are shown as a count only, until the end."""
-    view = GAME.view(state, seat)
+    view = game.view(state, seat)
     text = json.dumps(view)
-    over = GAME.is_over(state)
+    over = game.is_over(state)
     for other, shown in enumerate(view["players"]):
         player = state["seats"][other]
         assert ("flipped" in shown) == (other == seat or over)
@@ -79,79 +107,84 @@ def assert_no_leak(state: State, seat: int | None) -> None:
     assert ("deck_cards" in view) == over
 
 
-def assert_score(state: State) -> None:
-    sheet = GAME.score(state)
+def assert_score(game: AskingForTrobils, state: State) -> None:
+    sheet = game.score(state)
     assert sorted(sheet["ranking"]) == list(range(state["players"]))
     for entry in sheet["seats"]:
         assert entry["total"] == sum(entry["breakdown"].values()), "score is not its parts"
         assert entry["tiebreak"][0] == entry["breakdown"]["trobils"]
 
 
-def playout(players: int, seed: int, short_game: bool = False, every_move_each: int = 0
-            ) -> State:
+def playout(game: AskingForTrobils, players: int, seed: int, short_game: bool = False,
+            every_move_each: int = 0) -> State:
     """Play a random game; every `every_move_each` steps, also try every legal move."""
     rng = Rng(b"props-%d" % seed, 0)
-    state = GAME.setup(players, {"short_game": short_game}, rng)
+    state = game.setup(players, {"short_game": short_game}, rng)
     for step in range(MAX_MOVES):
-        assert_invariants(state)
-        assert_moves(state)
+        assert_invariants(game, state)
+        assert_moves(game, state)
         for seat in [*range(players), None]:
-            assert_no_leak(state, seat)
-        if GAME.is_over(state):
-            assert_score(state)
+            assert_no_leak(game, state, seat)
+        if game.is_over(state):
+            assert_score(game, state)
             return state
-        seat = rng.choice(sorted(GAME.actors(state)))
+        seat = rng.choice(sorted(game.actors(state)))
         with pytest.raises(IllegalMove):
-            GAME.play(state, seat, {"id": f"nonsense:{rng.randbelow(1000)}"}, rng)
+            game.play(state, seat, {"id": f"nonsense:{rng.randbelow(1000)}"}, rng)
         if every_move_each and step % every_move_each == 0:
-            for move in GAME.legal_moves(state, seat):
-                assert_invariants(GAME.play(state, seat, {"id": move["id"]}, rng)[0])
-        move = rng.choice(GAME.legal_moves(state, seat))
-        state, _ = GAME.play(state, seat, {"id": move["id"]}, rng)
+            for move in game.legal_moves(state, seat):
+                assert_invariants(game, game.play(state, seat, {"id": move["id"]}, rng)[0])
+        move = rng.choice(game.legal_moves(state, seat))
+        state, _ = game.play(state, seat, {"id": move["id"]}, rng)
     raise AssertionError(f"no end after {MAX_MOVES} moves")
 
 
-@pytest.mark.parametrize("players", range(2, 8))
+@pytest.mark.parametrize(("game", "players"), RANDOM_TABLES, ids=RANDOM_TABLE_IDS)
 @settings(max_examples=2, deadline=None)
 @given(seed=SEEDS, short_game=st.booleans())
-def test_random_games_keep_the_invariants(players: int, seed: int, short_game: bool) -> None:
-    final = playout(players, seed, short_game)
-    assert all("flipped" in p for p in GAME.view(final, None)["players"])  # all shown at the end
+def test_random_games_keep_the_invariants(game: AskingForTrobils, players: int, seed: int,
+                                          short_game: bool) -> None:
+    final = playout(game, players, seed, short_game)
+    assert all("flipped" in p for p in game.view(final, None)["players"])  # all shown at the end
 
 
+@EVERY_VERSION
 @settings(max_examples=2, deadline=None)
 @given(seed=SEEDS, players=PLAYERS)
-def test_every_legal_move_plays(seed: int, players: int) -> None:
-    playout(players, seed, every_move_each=40)
+def test_every_legal_move_plays(game: AskingForTrobils, seed: int, players: int) -> None:
+    playout(game, players, seed, every_move_each=40)
 
 
-@settings(max_examples=10, deadline=None)
+@EVERY_VERSION
+@settings(max_examples=5, deadline=None)
 @given(data=st.data(), players=PLAYERS)
-def test_hypothesis_chosen_moves(data: st.DataObject, players: int) -> None:
+def test_hypothesis_chosen_moves(game: AskingForTrobils, data: st.DataObject,
+                                 players: int) -> None:
     """Moves chosen by hypothesis itself (so failures shrink), for the first 300 moves."""
-    state = GAME.setup(players, {}, Rng(b"chosen", data.draw(SEEDS)))
+    state = game.setup(players, {}, Rng(b"chosen", data.draw(SEEDS)))
     for _ in range(300):
-        if GAME.is_over(state):
+        if game.is_over(state):
             break
-        seat = data.draw(st.sampled_from(sorted(GAME.actors(state))))
-        move = data.draw(st.sampled_from(GAME.legal_moves(state, seat)))
-        state, facts = GAME.play(state, seat, {"id": move["id"]}, Rng(b"x", 0))
+        seat = data.draw(st.sampled_from(sorted(game.actors(state))))
+        move = data.draw(st.sampled_from(game.legal_moves(state, seat)))
+        state, facts = game.play(state, seat, {"id": move["id"]}, Rng(b"x", 0))
         assert all(f["to"] == "all" or f["to"] == [seat] for f in facts)
-        assert_invariants(state)
+        assert_invariants(game, state)
 
 
+@EVERY_VERSION
 @pytest.mark.parametrize("players", [2, 4, 7])
-def test_determinize_keeps_counts_and_plays_on(players: int) -> None:
+def test_determinize_keeps_counts_and_plays_on(game: AskingForTrobils, players: int) -> None:
     rng = Rng(b"det-props", players)
-    state = GAME.setup(players, {}, rng)
-    for _ in range(600):
-        if GAME.is_over(state):
+    state = game.setup(players, {}, rng)
+    for _ in range(DETERMINIZED_MOVES):
+        if game.is_over(state):
             break
         for seat in range(players):
-            other = GAME.determinize(state, seat, rng)
-            assert_invariants(other)
-            assert GAME.view(other, seat) == GAME.view(state, seat)
-            assert GAME.view(other, None) == GAME.view(state, None)
-            assert GAME.legal_moves(other, seat) == GAME.legal_moves(state, seat)
-        seat = rng.choice(sorted(GAME.actors(state)))
-        state, _ = GAME.play(state, seat, rng.choice(GAME.legal_moves(state, seat)), rng)
+            other = game.determinize(state, seat, rng)
+            assert_invariants(game, other)
+            assert game.view(other, seat) == game.view(state, seat)
+            assert game.view(other, None) == game.view(state, None)
+            assert game.legal_moves(other, seat) == game.legal_moves(state, seat)
+        seat = rng.choice(sorted(game.actors(state)))
+        state, _ = game.play(state, seat, rng.choice(game.legal_moves(state, seat)), rng)

@@ -1,18 +1,24 @@
 """The rulebook's "Example Play" of Asking for Trobils (Erin and Chris), through the public API.
 
-Rulebook: /work/shared/rulebooks/asking-for-trobils.txt, "Example Play". As printed, the
-example cannot start from a fresh deal (games/asking_for_trobils/README.md, "Example Play"):
-Erin pays 3 Ore having 2, Chris captures a Trobil holding only Credits and later flips "his 2
-Trobil Cards" having captured one, and a City shows up long before the setup allows. So this
-test deals a real game and first plays an ordinary stretch of it (the *prelude*) with a plain
-greedy policy: gather what the cheapest Trobil on display needs, capture it, never visit
-Smashed Rock, the Station or the Wormhole, never bump. The example starts at the first round
-in which its preconditions hold: every ship at home and Erin to move; eight Trobils captured,
-so Chris's capture reveals a Trobil and Erin's the first City; Chris holds one face-up Trobil;
-a Racer on top of the RiffRaff deck; two Ore Connections to buy; and enough resources for the
-example's payments. The seed is the first of a fixed series for which the rules module alone
-finds such a round (exactly the computation the server will make); the app is given that
-seed, and then every move, prelude and example, goes through HTTP.
+Rulebook: /work/shared/rulebooks/asking-for-trobils.txt, "Example Play". The example agrees
+with the rules; it is a mid-game example, not a game from setup (games/asking_for_trobils/
+README.md, "Example Play"): the players already hold cards and resources from earlier turns -
+Erin the Ore that with Nye's 2 makes the Wormhole's 3, Chris what his Trobil costs and a Trobil
+captured earlier ("the Trobils he previously captured", so he flips "his 2 Trobil Cards"), and
+the game is far enough on for a City to come up. So this test deals a real game and first
+plays an ordinary stretch of it (the *prelude*) with a plain greedy policy: gather what the
+cheapest Trobil on display needs, capture it, never visit Smashed Rock, the Station or the
+Wormhole, never bump. The example starts at the first round in which the position it describes
+holds: every ship at home and Erin to move; eight Trobils captured, so Chris's capture reveals
+a Trobil and Erin's the first City; Chris holds one face-up Trobil; a Racer on top of the
+RiffRaff deck; two Ore Connections to buy; and enough resources for the example's payments.
+The seed is the first of a fixed series for which the rules module alone finds such a round
+(exactly the computation the server will make); the app is given that seed, and then every
+move, prelude and example, goes through HTTP.
+
+Rules version: the newest (GAME; a new table gets it). The example bumps only on Tyson Comet
+and the prelude never bumps, so version 2's bumps on Paradise and the Star while a space is
+free change neither the deal found nor a move played.
 
 Every quantity the example states is checked as a change between two answers of the API.
 """
