@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import redis
 from marshmallow import ValidationError
@@ -62,6 +62,7 @@ from games.registry import GAMES, UnknownGame, get_game
 
 # Without an expected version from the client, a lost race is retried this often.
 _RETRIES = 3
+_R = TypeVar("_R")  # what a use case answers
 # A snapshot (a cache of the folded table) is written every this many versions.
 SNAPSHOT_EVERY = 25
 # A past version (`state?version=N`, replays) is rebuilt from the checkpoint before it:
@@ -241,8 +242,12 @@ class Meeple:
         """Take a seat. A retried request with the same key does not take a second one."""
         key, request_hash, earlier = self._earlier(game_id, player, idempotency_key,
                                                    {"join": seat})
-        if earlier is not None:
-            return self._replay(game_id, earlier)
+        return self._once(game_id, key, request_hash, earlier,
+                          lambda: self._join(player, game_id, seat, key, request_hash),
+                          lambda envelopes: self._replay(game_id, envelopes))
+
+    def _join(self, player: Player, game_id: str, seat: int | None, key: str | None,
+              request_hash: str) -> Table:
         for attempt in range(_RETRIES):
             table = self.load(game_id)
             events = decide_join(table, player.id, player.name, seat)
@@ -272,8 +277,15 @@ class Meeple:
         key, request_hash, earlier = self._earlier(
             game_id, player, idempotency_key,
             {"moves": moves, "seat": seat, "expected": expected_version})
-        if earlier is not None:  # a retry of a request that already succeeded
-            return MovesResult(self._replay(game_id, earlier), earlier, True)
+        return self._once(
+            game_id, key, request_hash, earlier,
+            lambda: self._play(player, game_id, moves, expected_version, seat, key,
+                               request_hash),
+            lambda envelopes: MovesResult(self._replay(game_id, envelopes), envelopes, True))
+
+    def _play(self, player: Player, game_id: str, moves: list[Move],
+              expected_version: int | None, seat: int | None, key: str | None,
+              request_hash: str) -> MovesResult:
         seed = self._seed(game_id)
         for attempt in range(_RETRIES):
             trusted = self._cached_at(game_id, expected_version) if attempt == 0 else None
@@ -331,8 +343,12 @@ class Meeple:
         finds the resignation made instead of `already_resigned`."""
         key, request_hash, earlier = self._earlier(game_id, player, idempotency_key,
                                                    {"resign": seat})
-        if earlier is not None:
-            return self._replay(game_id, earlier)
+        return self._once(game_id, key, request_hash, earlier,
+                          lambda: self._resign(player, game_id, seat, key, request_hash),
+                          lambda envelopes: self._replay(game_id, envelopes))
+
+    def _resign(self, player: Player, game_id: str, seat: int | None, key: str | None,
+                request_hash: str) -> Table:
         for attempt in range(_RETRIES):
             table = self.load(game_id)
             mine = table.seats_of(player.id)
@@ -516,6 +532,24 @@ class Meeple:
         earlier = self.store.earlier_result(game_id, key, request_hash) if key else None
         return key, request_hash, earlier
 
+    def _once(self, game_id: str, key: str | None, request_hash: str,
+              earlier: list[Envelope] | None, write: Callable[[], _R],
+              replay: Callable[[list[Envelope]], _R]) -> _R:
+        """`write`, unless an earlier request with this key already wrote: then its answer.
+        A retry racing its own first attempt can be refused (a version conflict, a seat
+        taken, a turn passed) because that attempt moved the game on under it; the key then
+        says whether it wrote, and the retry gets its answer instead of the refusal."""
+        if earlier is None:
+            try:
+                return write()
+            except MeepleError:
+                if key is None:
+                    raise
+                earlier = self.store.earlier_result(game_id, key, request_hash)
+                if earlier is None:
+                    raise
+        return replay(earlier)
+
     def _replay(self, game_id: str, envelopes: list[Envelope]) -> Table:
         """The table for a retry of a request that was applied: `envelopes` are what it
         wrote. If that commit is still the last one, whatever of its follow-ups is missing
@@ -580,8 +614,14 @@ class Meeple:
             )
         key, request_hash, earlier = self._earlier(game_id, player, idempotency_key,
                                                    {"message": clean})
-        if earlier is not None:
-            return MessageResult(self._replay(game_id, earlier), earlier[0], True)
+        return self._once(
+            game_id, key, request_hash, earlier,
+            lambda: self._post(player, game_id, clean, key, request_hash),
+            lambda envelopes: MessageResult(self._replay(game_id, envelopes), envelopes[0],
+                                            True))
+
+    def _post(self, player: Player, game_id: str, clean: str, key: str | None,
+              request_hash: str) -> MessageResult:
         for attempt in range(_RETRIES):
             table = self.load(game_id)
             seats = table.seats_of(player.id)
