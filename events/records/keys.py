@@ -120,8 +120,9 @@ class Keyring:
         return key_id
 
     def public_keys(self) -> list[dict[str, Any]]:
-        """Every key's public half, oldest first, the current one marked."""
-        current = self._current_id()
+        """Every key's public half, oldest first, the current one marked. A server publishes
+        its key before it signs anything: an empty keyring makes its first key here."""
+        current = self._current_id() or self.current()[0]
         keys = [self._public_entry(key_id, current) for key_id in self._key_ids()]
         return sorted(keys, key=lambda entry: (entry["created_at"], entry["id"]))
 

@@ -81,9 +81,14 @@ def test_a_key_id_is_looked_up_only_when_it_is_one(tmp_path: Path) -> None:
         assert ring.public_key(wanted) is None
 
 
-def test_an_empty_keyring_publishes_nothing(tmp_path: Path) -> None:
-    assert Keyring(tmp_path / "none").public_keys() == []
+def test_an_empty_keyring_publishes_its_first_key_before_it_signs_anything(
+        tmp_path: Path) -> None:
+    """"GET /v1/keys lists the server's key from its first start, not from its first
+    signature": listing the keys of an empty keyring makes the first key."""
     assert Keyring(tmp_path / "none").public_key("0123456789abcdef") is None
+    [published] = Keyring(tmp_path / "none").public_keys()
+    assert published["current"] is True
+    assert Keyring(tmp_path / "none").current()[0] == published["id"]
 
 
 def test_a_process_that_loses_the_race_takes_the_winners_key(tmp_path: Path) -> None:

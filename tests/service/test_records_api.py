@@ -310,3 +310,14 @@ def test_an_imported_game_never_touches_the_ratings(finished, other_server, redi
     assert queued.load(game_id).ratings is None
     assert other_server.test_client().get(
         f"/v1/game-types/{record['game']['type']}/leaderboard").json["rows"] == []
+
+
+def test_a_new_server_lists_its_key_before_it_has_signed_anything(tmp_path: Path) -> None:
+    """"GET /v1/keys lists the server's key from its first start, not from its first
+    signature": an auditor can fetch the key before any record exists (that records carry
+    the listed key: test_a_finished_game_has_a_complete_signed_record_that_verifies)."""
+    for app in second_server(tmp_path, "fresh", None):
+        client = app.test_client()
+        keys = client.get("/v1/keys").json["keys"]
+        assert len(keys) == 1 and keys[0]["current"] is True
+        assert client.get("/v1/keys").json["keys"] == keys  # listing twice makes no other
