@@ -19,18 +19,27 @@ class Options(Schema):
 
 
 class ResPublica:
+    """The game under one rules version: "1" (as first hosted) or "2" (the rules as printed,
+    README "Rules versions"). The version is written into the state at setup, so the rules
+    code follows the state it is given."""
+
     id: str = "res-publica-2230ad"
     title: str = "Res Publica 2230 AD"
     min_players: int = 2
     max_players: int = 5
-    rules_version: str = "1"
     options: type[Schema] = Options
+
+    def __init__(self, rules_version: str) -> None:
+        self.rules_version: str = rules_version
+
+    def __repr__(self) -> str:
+        return f"ResPublica(rules_version={self.rules_version!r})"
 
     def setup(self, players: int, options: dict[str, Any], rng: Rng) -> State:
         if not self.min_players <= players <= self.max_players:
             raise ValueError(f"{self.title} is for 2 to 5 players, not {players}")
         Options().load(options)
-        return rules.setup(players, rng)
+        return rules.setup(players, rng, int(self.rules_version))
 
     def actors(self, state: State) -> set[Seat]:
         return rules.actors(state)
@@ -60,5 +69,5 @@ class ResPublica:
 
 
 # Oldest first; a game keeps the rules it was created with (games.registry).
-VERSIONS: tuple[ResPublica, ...] = (ResPublica(),)
+VERSIONS: tuple[ResPublica, ...] = (ResPublica("1"), ResPublica("2"))
 GAME = VERSIONS[-1]

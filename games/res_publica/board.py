@@ -27,6 +27,13 @@ def who(seat: int) -> str:
     return f"Seat {seat}"
 
 
+def as_printed(state: State) -> bool:
+    """Whether the game is played under rules_version 2, the rules as printed (README "Rules
+    versions"). Version 1 states carry no "rules" key; the rules code branches on this where
+    the two versions differ."""
+    return int(state.get("rules", 1)) >= 2
+
+
 def new_player() -> Player:
     """A player's area; `copy_player` copies each of its containers."""
     return {
@@ -113,6 +120,12 @@ def release_troopers(state: State, seat: int) -> list[Fact]:
     return [fact(f"{who(seat)} discards {released} Trooper(s) that blocked them.", seat=seat)]
 
 
+def release_all_troopers(state: State) -> list[Fact]:
+    """Every Trooper goes to the discard pile (version 2, when the game ends: the reveal is
+    nobody's turn, so a Trooper blocks nothing in it)."""
+    return [f for seat in range(state["players"]) for f in release_troopers(state, seat)]
+
+
 def gain(state: State, seat: int, what: str) -> str:
     """Give the player a Score card, Location or mission; returns what they got, for the log."""
     player = state["seats"][seat]
@@ -141,7 +154,8 @@ def flip_missions(state: State, seat: int) -> list[Fact]:
             text = f"{who(seat)} completes the mission '{MISSIONS[mission]['name']}'."
             facts.append(fact(text, seat=seat, mission=mission))
     if all(player["missions"].values()) and state["phase"] not in ("reveal", "over"):
-        if not state["ending"]:
+        # Version 1 plays the turn to its end; version 2 ends the game at once (rules.play).
+        if not state["ending"] and not as_printed(state):
             facts.append(fact(f"{who(seat)} completed all four missions: last turn.", seat=seat))
         state["ending"] = True
     return facts

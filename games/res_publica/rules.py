@@ -11,6 +11,12 @@ so a player may skip ahead but never go back:
 When the game ends: "reveal" (from the finishing player clockwise, each may still display
 for Stations and Cities, then says "done"), then "over".
 
+Two rules versions share this code (README "Rules versions"): a version 2 state carries
+"rules": 2, and `as_printed(state)` switches where the printed rules differ from version 1:
+the fourth mission ends the game at once (`play`), Troopers are all discarded when the game
+ends (`end_game`), and the stall end waits until nobody can ever draw again (`end_turn`).
+The trade step has the other two differences (trade.py).
+
 Each phase has ONE function listing its legal moves (MOVES) and one applying them (PLAY).
 State is plain JSON data; `play` works on a copy of the parts the move changes (FOOTPRINT).
 """
@@ -27,10 +33,12 @@ from games.res_publica.board import (
     State,
     active_locations,
     active_stations,
+    as_printed,
     block,
     blockable,
     copy_player,
     new_player,
+    release_all_troopers,
     release_troopers,
     who,
 )
@@ -97,18 +105,35 @@ COPIERS: dict[str, Callable[[Any], Any]] = {
 }
 
 
+# What the end of the game changes in place (the reveal is reassigned).
+GAME_END_FOOTPRINT = ("seats", "discards")  # Troopers go to the discard pile (version 2)
+
+
 def play(state: State, seat: int, move: Move) -> tuple[State, list[Fact]]:
     """Apply a legal move to a copy: new containers for what it changes, the rest shared."""
     new = dict(state)
     for part in FOOTPRINT[move["kind"]]:
         new[part] = COPIERS[part](state[part])
-    return new, PLAY[new["phase"]](new, seat, move)
+    facts = PLAY[new["phase"]](new, seat, move)
+    if _fourth_mission_ends_now(new):
+        for part in GAME_END_FOOTPRINT:  # a trade or a display may end it: copy what is shared
+            if new[part] is state[part]:
+                new[part] = COPIERS[part](state[part])
+        facts += end_game(new, new["active"], FOUR_MISSIONS)
+    return new, facts
+
+
+def _fourth_mission_ends_now(state: State) -> bool:
+    """Version 2: "The game ends ... when a player completes all 4 missions": nothing more of
+    that turn is played. (Version 1 plays the turn on to the draw: `_game_end`.)"""
+    return as_printed(state) and state["ending"] and state["phase"] not in ("reveal", "over")
 
 
 # --- setup -------------------------------------------------------------------------------
 
 
-def setup(players: int, rng: Rng) -> State:
+def setup(players: int, rng: Rng, rules: int = 1) -> State:
+    """The dealt table under rules version `rules` (1 or 2; version 1 states carry no key)."""
     decks = {deck: full_deck(deck) for deck in DATA["decks"]}
     for cards in decks.values():
         rng.shuffle(cards)
@@ -116,7 +141,7 @@ def setup(players: int, rng: Rng) -> State:
     for player in seats:
         for _ in range(DATA["setup"]["start_hand"]):
             add(player["hand"], decks[DATA["setup"]["start_deck"]].pop())
-    return {
+    state: State = {
         "players": players,
         "phase": "trade",
         "active": 0,  # "The oldest player begins": seat 0
@@ -129,9 +154,15 @@ def setup(players: int, rng: Rng) -> State:
         "trade": None,
         "colony": None,
         "reveal": None,
-        "ending": False,  # a player completed all four missions: the game ends after this turn
+        "ending": False,  # a player completed all four missions (v1: the turn goes on)
         "dry_turns": 0,  # consecutive turns in which nobody drew a card
     }
+    if rules >= 2:
+        del state["dry_turns"]
+        # The turn at whose end nobody could ever draw again (None: somebody still can).
+        state["stalled_since"] = None
+        state["rules"] = rules
+    return state
 
 
 # --- the turn phases: trade -> effects -> display, draw ends the turn --------------------
@@ -324,28 +355,67 @@ def draw(state: State, seat: int, move: Move) -> list[Fact]:
     return facts + end_turn(state, seat, size(drawn))
 
 
+LAST_TECH = "The last Technology card has been drawn: the game ends."
+FOUR_MISSIONS = "A player has completed all four missions: the game ends."
+DRY_ROUND = "Nobody could draw a card for a whole round: the game ends."  # version 1
+STALLED = "Nobody can draw a card any more, for a whole round now: the game ends."  # version 2
+
+
 def end_turn(state: State, seat: int, drawn: int) -> list[Fact]:
     facts = release_troopers(state, seat)
     for loc in state["seats"][seat]["locations"]:
         loc["used"] = False
-    state["dry_turns"] = 0 if drawn else state["dry_turns"] + 1
+    if as_printed(state):
+        _note_stall(state)
+    else:
+        state["dry_turns"] = 0 if drawn else state["dry_turns"] + 1
     reason = _game_end(state)
     if reason is None:
         state["active"] = (seat + 1) % state["players"]
         state["turn"] += 1
         state["phase"] = "trade"
         return facts
-    return facts + [fact(reason)] + start_reveal(state, seat)
+    return facts + end_game(state, seat, reason)
 
 
 def _game_end(state: State) -> str | None:
     if not state["decks"]["tech"]:
-        return "The last Technology card has been drawn: the game ends."
-    if state["ending"]:
-        return "A player has completed all four missions: the game ends."
+        return LAST_TECH
+    if state["ending"]:  # version 1 only: version 2 has ended the game already (`play`)
+        return FOUR_MISSIONS
+    if as_printed(state):
+        stalled_since = state["stalled_since"]
+        if stalled_since is not None and state["turn"] - stalled_since >= state["players"]:
+            return STALLED
+        return None
     if state["dry_turns"] >= state["players"]:
-        return "Nobody could draw a card for a whole round: the game ends."
+        return DRY_ROUND
     return None
+
+
+def nobody_can_draw(state: State) -> bool:
+    """The Race deck is empty and no player owns a Space Station (blocked or not): nobody can
+    ever draw again, unless somebody builds a Station."""
+    return not state["decks"]["race"] and not any(p["stations"] for p in state["seats"])
+
+
+def _note_stall(state: State) -> None:
+    """Version 2, at the end of each turn: since which turn's end nobody can draw any more.
+    Only a draw empties the Race deck and Stations are never lost, so the stall begins at the
+    end of a turn and ends only when somebody builds a Station; the game ends once every
+    player has had a whole turn in it."""
+    if not nobody_can_draw(state):
+        state["stalled_since"] = None
+    elif state["stalled_since"] is None:
+        state["stalled_since"] = state["turn"]
+
+
+def end_game(state: State, finisher: int, reason: str) -> list[Fact]:
+    """The game ends: the final reveal starts with the player whose turn ended it."""
+    facts = [fact(reason)]
+    if as_printed(state):  # the reveal is nobody's turn: no Trooper blocks anything in it
+        facts += release_all_troopers(state)
+    return facts + start_reveal(state, finisher)
 
 
 # --- the final reveal and scoring ----------------------------------------------------------

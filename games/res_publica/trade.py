@@ -8,9 +8,16 @@ author; in a request both the request and every answer (a demand) are received b
 author. The giver of an "or" side picks which option changes hands at the swap, and only
 the two traders learn which.
 
-Phases: "propose" (the active player composes) -> "answer" (every opponent who has not yet
-answered or passed is an actor) -> "choose" (accept one answer or decline) -> "swap" (only
-when someone must pick an "or" option) -> back to the turn's "effects" phase.
+Phases: "propose" (the active player composes) -> "answer" -> "choose" (accept one answer
+or decline) -> "swap" (a giver of an "or" side picks) -> back to the turn's "effects" phase.
+
+Where the rules versions differ (board.as_printed):
+- answer: version 1 asks every opponent who has not yet answered or passed at once; version 2
+  asks them one at a time, in clockwise order ("In clockwise order, each of your opponents
+  ... names the cards he demands").
+- swap: version 1 picks for a giver who can honour only one option of its "or", and skips the
+  swap when nobody is left to pick, which tells everyone what that giver holds; version 2
+  always lets each giver of an "or" pick as a step of its own, even with one option.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from games.contract import Fact, Move, fact
-from games.res_publica.board import State, flip_missions, who
+from games.res_publica.board import State, as_printed, flip_missions, who
 from games.res_publica.cards import (
     CARD_IDS,
     COUNT,
@@ -216,7 +223,10 @@ def play_propose(state: State, seat: int, move: Move) -> list[Fact]:
 
 def answer_actors(state: State) -> set[int]:
     trade = state["trade"]
-    return {s for s in trade["order"] if str(s) not in trade["answers"]}
+    waiting = [s for s in trade["order"] if str(s) not in trade["answers"]]
+    if as_printed(state):  # in clockwise order: one opponent at a time
+        return set(waiting[:1])
+    return set(waiting)
 
 
 def answer_moves(state: State, seat: int) -> list[Move]:
@@ -298,16 +308,23 @@ def play_choose(state: State, seat: int, move: Move) -> list[Fact]:
         return end_trade(state, f"{who(seat)} declines all answers; the trade step ends.")
     partner = move["seat"]
     trade["partner"] = partner
-    for giver, side in givers(trade, partner):
-        honourable = options(state["seats"][giver]["hand"], side)
-        if side["join"] == "or" and len(honourable) == 1:
-            trade["picks"][str(giver)] = honourable[0]["card"]
+    if not as_printed(state):  # version 1 only: this shows the others what the giver holds
+        _pick_the_only_options(state, partner)
     facts = [fact(f"{who(seat)} accepts the answer of {who(partner)}.", seat=seat,
                   partner=partner)]
     if swap_actors(state):
         state["phase"] = "swap"
         return facts
     return facts + _swap(state)
+
+
+def _pick_the_only_options(state: State, partner: int) -> None:
+    """Version 1: a giver of an "or" who can honour one option only gives that one."""
+    trade = state["trade"]
+    for giver, side in givers(trade, partner):
+        honourable = options(state["seats"][giver]["hand"], side)
+        if side["join"] == "or" and len(honourable) == 1:
+            trade["picks"][str(giver)] = honourable[0]["card"]
 
 
 def swap_actors(state: State) -> set[int]:

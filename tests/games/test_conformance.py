@@ -1,10 +1,12 @@
-"""Every registered game, at every player count, against tests/games/conformance.py.
+"""Every registered game, under every rules version it still runs (games.registry.RULES: a
+table is played under the version it was created with) and at every player count, against
+tests/games/conformance.py.
 
 Each check plays whole random games from hypothesis-drawn seeds. MEEPLE_PLAYOUTS (default 2000)
 is the number of random games each game is played to the end in this module, summed over all
-checks and player counts; SHARES splits it between the checks (the cheap end-to-end playout and
-replay checks get the largest shares; the ones that work hard at a move look at a random one
-move in EVERY, see conformance.sampled).
+checks, rules versions and player counts; SHARES splits it between the checks
+(the cheap end-to-end playout and replay checks get the largest shares; the ones that work
+hard at a move look at a random one move in EVERY, see conformance.sampled).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 
 from games.contract import Game
-from games.registry import GAMES  # fails loudly until every registered game exists
+from games.registry import GAMES, RULES  # fails loudly until every registered game exists
 from tests.games import conformance as conf
 
 PLAYOUTS = int(os.environ.get("MEEPLE_PLAYOUTS", "2000"))
@@ -47,15 +49,18 @@ settings.register_profile(
 PROFILE = settings.get_profile("meeple-conformance")
 SEEDS = st.integers(min_value=0, max_value=2**64 - 1)
 
-TABLES = [(game, players) for game in GAMES.values()
+EVERY_RULES = [game for versions in RULES.values() for game in versions.values()]
+TABLES = [(game, players) for game in EVERY_RULES
           for players in range(game.min_players, game.max_players + 1)]
-TABLE_IDS = [f"{game.id}-{players}p" for game, players in TABLES]
+TABLE_IDS = [f"{game.id}-r{game.rules_version}-{players}p" for game, players in TABLES]
 
 
 def examples(game: Game, check: str) -> int:
-    """This check's share of PLAYOUTS for `game`, spread evenly over its player counts."""
-    counts = game.max_players - game.min_players + 1
-    return max(1, math.ceil(PLAYOUTS * SHARES[check] / counts))
+    """This check's share of PLAYOUTS for `game` (one rules version), spread evenly over the
+    game's rules versions and player counts: a new rules version costs no more time, as most
+    of each version's code is shared with the others."""
+    tables = len(RULES[game.id]) * (game.max_players - game.min_players + 1)
+    return max(1, math.ceil(PLAYOUTS * SHARES[check] / tables))
 
 
 def run(check: str, game: Game, players: int,
@@ -77,7 +82,11 @@ def test_registry_ids() -> None:
     assert GAMES, "no game is registered"
     for key, game in GAMES.items():
         assert key == game.id
-        conf.check_metadata(game)
+        assert RULES[key][game.rules_version] is game, "a new table gets the newest rules"
+    for key, versions in RULES.items():
+        for rules_version, game in versions.items():
+            assert (game.id, game.rules_version) == (key, rules_version)
+            conf.check_metadata(game)
 
 
 @pytest.mark.parametrize(("game", "players"), TABLES, ids=TABLE_IDS)

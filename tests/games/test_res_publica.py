@@ -6,6 +6,11 @@ stays in exactly one place.
 
 Long (one test per rule sentence, in the rulebook's order) so that it reads alongside the
 rulebook; the helpers at the top are shared by every scenario.
+
+Rules versions: the scenarios play the newest rules (GAME, version 2: the rules as printed)
+unless they say otherwise. The last section, "Version 1", keeps the tests of the version 1
+behaviour that version 2 changes (issue 12), so games still running under version 1 stay
+covered; each of the five changes has its version 2 scenario beside the rule it quotes.
 """
 
 from __future__ import annotations
@@ -17,12 +22,13 @@ import pytest
 from marshmallow import ValidationError
 
 from games.contract import Fact, Game, IllegalMove
-from games.res_publica import GAME
+from games.res_publica import GAME, VERSIONS
 from games.res_publica.board import gain
 from games.res_publica.cards import CARDS, DATA, deck_of
 from games.rng import Rng
 
 State = dict[str, Any]
+V1, V2 = VERSIONS
 
 
 # --- helpers ---------------------------------------------------------------------------------
@@ -32,8 +38,10 @@ def rng(n: int = 0) -> Rng:
     return Rng(b"res-publica-tests", n)
 
 
-def new_game(players: int = 3, seed: int = 0) -> State:
-    return GAME.setup(players, {}, Rng(b"seed-%d" % seed, 0))
+def new_game(players: int = 3, seed: int = 0, game: Game = GAME) -> State:
+    """A dealt table under `game`'s rules version (the state remembers it: any version's
+    `play` then follows those rules, so the helpers below play through GAME)."""
+    return game.setup(players, {}, Rng(b"seed-%d" % seed, 0))
 
 
 def _take_from_deck(state: State, card: str) -> None:
@@ -122,13 +130,16 @@ def public_text(facts: list[Fact]) -> str:
 
 
 def test_game_metadata_and_registry() -> None:
-    """Contract: id, title, 2-5 players, an options schema without options."""
+    """Contract: id, title, 2-5 players, an options schema without options; rules versions
+    "1" and "2" side by side, new tables get "2"."""
     from games.registry import get_game
 
-    assert isinstance(GAME, Game)
+    assert all(isinstance(game, Game) for game in VERSIONS)
+    assert [game.rules_version for game in VERSIONS] == ["1", "2"] and GAME is V2
     assert get_game("res-publica-2230ad") is GAME
-    assert (GAME.title, GAME.min_players, GAME.max_players, GAME.rules_version) == (
-        "Res Publica 2230 AD", 2, 5, "1")
+    assert get_game("res-publica-2230ad", "1") is V1
+    assert (GAME.title, GAME.min_players, GAME.max_players) == ("Res Publica 2230 AD", 2, 5)
+    assert "rules" not in new_game(game=V1) and new_game(game=V2)["rules"] == 2
     assert GAME.options().load({}) == {}
     with pytest.raises(ValidationError):
         GAME.options().load({"variant": True})
@@ -176,8 +187,8 @@ def test_decks_and_score_piles() -> None:
 # --- Trade ------------------------------------------------------------------------------------
 
 
-def trade_table() -> State:
-    state = new_game(3)
+def trade_table(game: Game = GAME) -> State:
+    state = new_game(3, game=game)
     set_hand(state, 0, terrans=2, galaesh=1)
     set_hand(state, 1, skythris=1, damakros=2)
     set_hand(state, 2, skythris=2, teleport=1)
@@ -192,7 +203,7 @@ def test_request_answered_and_accepted() -> None:
     state = trade_table()
     state, _ = do(state, 0, "request", "add:skythris:1", "submit")
     assert state["phase"] == "answer"
-    assert GAME.actors(state) == {1, 2}
+    assert GAME.actors(state) == {1}  # in clockwise order: seat 1 first
     state, _ = do(state, 1, "add:galaesh:1", "submit")
     assert GAME.actors(state) == {2}
     state, _ = do(state, 2, "pass")
@@ -203,20 +214,30 @@ def test_request_answered_and_accepted() -> None:
     assert state["phase"] == "effects"
 
 
-def test_answers_are_public_and_seen_by_later_answerers() -> None:
+def test_answers_in_clockwise_order_each_sees_the_earlier_ones() -> None:
     """"In clockwise order, each of your opponents interested in your offer names the cards he
-    is willing to tender in exchange." (Meeple: the opponents answer at the same time, each
-    seeing the answers already given.)"""
-    state = trade_table()
+    is willing to tender in exchange." — one opponent at a time, starting left of the active
+    player; each sees the answers given before its own, and nobody sees another's draft."""
+    state = new_game(4)
+    set_hand(state, 0, terrans=1)
+    for seat in (1, 2, 3):
+        set_hand(state, seat, damakros=2, teleport=1)
     state, _ = do(state, 0, "offer", "add:terrans:1", "submit")
-    state, _ = do(state, 2, "add:teleport:1")
-    seen_by_1 = GAME.view(state, 1)["trade"]
-    assert seen_by_1["draft"] == {"items": [], "join": None}  # its own, not seat 2's
-    assert "teleport" not in json.dumps(seen_by_1)
-    state, _ = do(state, 1, "add:damakros:2", "submit")
+    assert GAME.actors(state) == {1} and ids(state, 2) == set() and ids(state, 3) == set()
+    with pytest.raises(IllegalMove):
+        do(state, 2, "pass")  # not yet: seat 1 answers first
+    state, _ = do(state, 1, "add:damakros:2")
+    assert "damakros" not in json.dumps(GAME.view(state, 2)["trade"])  # a draft is secret
+    state, _ = do(state, 1, "submit")
+    assert GAME.actors(state) == {2}
     seen = GAME.view(state, 2)["trade"]
     assert seen["answers"] == {"1": {"items": [{"card": "damakros", "n": 2}], "join": None}}
-    assert seen["order"] == [1, 2]
+    assert seen["order"] == [1, 2, 3]
+    assert "Waiting for Seat 2" in GAME.view(state, 3)["prompt"]
+    state, _ = do(state, 2, "pass")
+    assert GAME.actors(state) == {3}
+    state, _ = do(state, 3, "add:teleport:1", "submit")
+    assert state["phase"] == "choose" and ids(state, 0) == {"accept:1", "accept:3", "decline"}
 
 
 def test_offer_with_or_is_secret() -> None:
@@ -260,6 +281,45 @@ def test_request_with_or_the_giver_picks() -> None:
     assert hand(state, 1) == {"teleport": 3, "aturians": 2}
 
 
+def test_requested_or_the_giver_picks_even_with_one_option() -> None:
+    """"Watch out! When you make an offer using "or" ... you leave your opponents in the dark
+    as to what they will receive." — so the course of the trade may not tell the others what
+    the giver of an "or" holds: seat 1 holds only the Teleports, and still picks as a step of
+    its own, as it would holding both."""
+    state = trade_table()
+    set_hand(state, 0, pilot=1)
+    set_hand(state, 1, teleport=3)
+    state, _ = do(state, 0, "request", "add:teleport:3", "or", "add:warp:3", "submit")
+    state, _ = do(state, 1, "add:pilot:1", "submit")
+    state, _ = do(state, 2, "pass")
+    state, facts = do(state, 0, "accept:1")
+    assert state["phase"] == "swap" and GAME.actors(state) == {1}
+    assert ids(state, 1) == {"give:teleport"}
+    assert "Waiting for Seat 1" in GAME.view(state, 2)["prompt"]
+    assert [f["text"] for f in facts] == ["Seat 0 accepts the answer of Seat 1."]
+    state, facts = do(state, 1, "give:teleport")
+    assert hand(state, 0) == {"teleport": 3} and hand(state, 1) == {"pilot": 1}
+    assert "3 Teleport or 3 Warp Speed" in public_text(facts)
+    assert "gave 3 Teleport" not in public_text(facts)
+
+
+def test_demanded_or_the_giver_picks_even_with_one_option() -> None:
+    """"Example response: ... "For two Pilots or two Aturians."" — the requesting player gives
+    the demanded "or"; holding only one option, it still picks as a step of its own."""
+    state = trade_table()
+    set_hand(state, 0, aturians=2, terrans=1)
+    state, _ = do(state, 0, "request", "add:skythris:1", "submit")
+    state, _ = do(state, 1, "add:pilot:2", "or", "add:aturians:2", "submit")
+    state, _ = do(state, 2, "pass")
+    state, _ = do(state, 0, "accept:1")
+    assert state["phase"] == "swap" and GAME.actors(state) == {0}
+    assert ids(state, 0) == {"give:aturians"}
+    state, _ = do(state, 0, "give:aturians")
+    assert hand(state, 0) == {"terrans": 1, "skythris": 1}
+    assert hand(state, 1) == {"damakros": 2, "aturians": 2}
+    assert state["phase"] == "effects"
+
+
 def test_at_most_two_types() -> None:
     """"When requesting, offering or responding, you may never name more than two types,
     combining them with "and/or."" """
@@ -294,6 +354,7 @@ def test_answer_must_be_honourable() -> None:
     state = trade_table()
     state, _ = do(state, 0, "request", "add:teleport:1", "submit")
     assert ids(state, 1) == {"pass"}
+    state, _ = do(state, 1, "pass")
     assert "pass" in ids(state, 2) and "add:galaesh:1" in ids(state, 2)
 
 
@@ -391,8 +452,8 @@ def test_three_trades_on_your_turn_complete_the_mission() -> None:
 # --- Display ---------------------------------------------------------------------------------
 
 
-def display_table(**cards: int) -> State:
-    state = new_game(2)
+def display_table(game: Game = GAME, **cards: int) -> State:
+    state = new_game(2, game=game)
     set_hand(state, 0, **cards)
     return state
 
@@ -709,18 +770,39 @@ def test_last_technology_card_ends_the_game() -> None:
     assert GAME.legal_moves(state, 0) == []
 
 
-def test_all_four_missions_end_the_game_after_that_turn() -> None:
+def test_the_fourth_mission_ends_the_game_at_once() -> None:
     """"The game ends when the last Technology card is drawn from the respective deck or when a
-    player completes all 4 missions of their Planet." """
+    player completes all 4 missions of their Planet." — at once: nothing more of that turn is
+    played (no draw); the final reveal starts with that player."""
     state = display_table(terrans=5, warp=5, teleport=5)
     player = state["seats"][0]
     player["missions"].update(stations=True, tech5=True, trades=True)
     player["trades"] = 3
+    decks = {deck: len(cards) for deck, cards in state["decks"].items()}
     state, facts = do(state, 0, "city:warp", "city:teleport")
-    assert state["ending"] and state["phase"] == "display"
-    assert "station:terrans" in ids(state, 0)  # the turn goes on
-    state, _ = do(state, 0, "draw")
     assert state["phase"] == "reveal" and GAME.actors(state) == {0}
+    assert "completes all four missions" not in public_text(facts)
+    assert "A player has completed all four missions: the game ends." in public_text(facts)
+    assert {deck: len(cards) for deck, cards in state["decks"].items()} == decks  # no draw
+    assert ids(state, 0) == {"station:terrans", "done"}  # the reveal's displays only
+
+
+def test_the_fourth_mission_by_a_trade_ends_the_game_at_once() -> None:
+    """"Make 3 trades during the game and collect 3 Points." ... "The game ends ... when a
+    player completes all 4 missions of their Planet." — the third trade ends the game at
+    once: no effect, display or draw follows it."""
+    state = display_table(terrans=5)
+    set_hand(state, 1, galaesh=1)
+    player = state["seats"][0]
+    player["missions"].update(stations=True, tech5=True, cities=True)
+    player["trades"] = 2
+    state, _ = do(state, 0, "offer", "add:terrans:1", "submit")
+    state, _ = do(state, 1, "add:galaesh:1", "submit")
+    state, facts = do(state, 0, "accept:1")
+    assert state["seats"][0]["missions"]["trades"] and state["trade"] is None
+    assert state["phase"] == "reveal" and GAME.actors(state) == {0}
+    assert public_text(facts).index("Make 3 trades") < public_text(facts).index("game ends")
+    assert "station:terrans" not in ids(state, 0)  # four Terrans left: no Station now
 
 
 def test_final_scoring() -> None:
@@ -753,16 +835,64 @@ def test_ties_share_the_rank() -> None:
     assert sheet["ranking"] == [0, 1, 2]
 
 
-def test_stall_without_draws_ends_the_game() -> None:
-    """Meeple: "Once the deck is used up, no more Race cards may be picked up." — if then a
-    whole round passes without anyone drawing, the game ends (else it never could)."""
+def park_race_deck(state: State, keep: int = 0) -> None:
+    """Move all but `keep` Race-deck cards under the Technology deck (every card kept)."""
+    race = state["decks"]["race"]
+    state["decks"]["tech"][0:0] = race[: len(race) - keep]
+    del race[: len(race) - keep]
+
+
+def test_stall_ends_the_game_when_nobody_can_ever_draw() -> None:
+    """Meeple: "Once the deck is used up, no more Race cards may be picked up." and "Space
+    Stations allow you to draw Technology cards at the end of a turn" — once the Race deck is
+    gone and nobody owns a Space Station, nobody can draw again (else the game never could
+    end): after one whole round in that condition, the game ends."""
     state = new_game(2)
-    state["decks"]["tech"] += state["decks"]["race"]
-    state["decks"]["race"] = []
-    state, _ = do(state, 0, "draw")
-    assert state["phase"] == "trade"
+    park_race_deck(state, keep=1)
+    state, _ = do(state, 0, "draw")  # the last Race card: nobody can draw any more
+    assert state["phase"] == "trade" and not state["decks"]["race"]
     state, _ = do(state, 1, "draw")
+    assert state["phase"] == "trade"
+    state, facts = do(state, 0, "draw")  # each has had a whole turn in the stall
+    assert state["phase"] == "reveal" and GAME.actors(state) == {0}
+    assert "Nobody can draw a card any more" in public_text(facts)
+
+
+def test_stall_a_blocked_station_still_counts_as_owned() -> None:
+    """"This card is blocked for a round" — a Space Station under a Trooper is still owned and
+    draws again once the Trooper is gone, so a round without draws does not end the game."""
+    state = new_game(2)
+    set_hand(state, 0, trooper=1)  # (its old hand goes back under the Race deck)
+    park_race_deck(state)
+    gain(state, 1, "station")
+    state, _ = do(state, 0, "trooper:1:station", "draw")  # seat 0 draws nothing
+    state, _ = do(state, 1, "draw")  # blocked: seat 1 draws nothing either
+    assert state["phase"] == "trade" and state["active"] == 0
+    held = sum(hand(state, 1).values())
+    state, _ = do(state, 0, "draw")
+    state, _ = do(state, 1, "draw")
+    assert sum(hand(state, 1).values()) == held + 1  # the Station draws again
+
+
+def test_troopers_block_nothing_in_the_final_reveal() -> None:
+    """"On that player's turn they may not use the ability of the deactivated Location or Space
+    Station." ... "If any player can display cards to build a Station or a City they may do
+    so" — the reveal is nobody's turn: when the game ends every Trooper is discarded, and a
+    University blocked during the last turn lowers the City requirement again."""
+    state = new_game(2)
+    set_hand(state, 0, trooper=1)
+    set_hand(state, 1, mining=4)
+    gain(state, 0, "station")
+    gain(state, 1, "university")
+    state["decks"]["race"] += state["decks"]["tech"][1:]  # park all but one tech card
+    state["decks"]["tech"] = state["decks"]["tech"][:1]
+    state, _ = do(state, 0, "trooper:1:university", "draw")  # the last Technology card
     assert state["phase"] == "reveal"
+    assert state["seats"][1]["locations"][0]["trooper"] is None
+    assert state["discards"]["tech"] == {"trooper": 1}
+    state, _ = do(state, 0, "done")
+    assert ids(state, 1) == {"city:mining", "done"}
+    assert all_cards(state) == {c: spec["count"] for c, spec in CARDS.items()}
 
 
 # --- Contract ----------------------------------------------------------------------------------
@@ -819,3 +949,91 @@ def test_determinize_keeps_what_the_seat_knows() -> None:
         d: len(c) for d, c in state["decks"].items()}
     assert all_cards(other) == all_cards(state)
     assert GAME.view(other, 2) == GAME.view(state, 2)
+
+
+# --- Version 1: the rules as first hosted, kept for the games played under them ---------------
+# Version 2 changed these five behaviours (issue 12); each test states the version 1 rule.
+
+
+def test_v1_answers_are_collected_at_once() -> None:
+    """Version 1: "In clockwise order, each of your opponents interested in your offer names the
+    cards he is willing to tender in exchange." was read as: the opponents answer at the same
+    time, each seeing the answers already given (clockwise is the listing order)."""
+    state = trade_table(V1)
+    state, _ = do(state, 0, "offer", "add:terrans:1", "submit")
+    assert GAME.actors(state) == {1, 2}
+    state, _ = do(state, 2, "add:teleport:1")
+    seen_by_1 = GAME.view(state, 1)["trade"]
+    assert seen_by_1["draft"] == {"items": [], "join": None}  # its own, not seat 2's
+    assert "teleport" not in json.dumps(seen_by_1)
+    state, _ = do(state, 1, "add:damakros:2", "submit")
+    seen = GAME.view(state, 2)["trade"]
+    assert seen["answers"] == {"1": {"items": [{"card": "damakros", "n": 2}], "join": None}}
+    assert seen["order"] == [1, 2]
+
+
+def test_v1_an_or_with_one_option_is_picked_automatically() -> None:
+    """Version 1: the giver of an "or" who can honour only one option gives it without a swap
+    step, so everyone sees the trade end at once (version 2 fixes this leak)."""
+    def accepted(**held: int) -> State:
+        state = trade_table(V1)
+        set_hand(state, 0, pilot=1)
+        set_hand(state, 1, **held)
+        state, _ = do(state, 0, "request", "add:teleport:3", "or", "add:warp:3", "submit")
+        state, _ = do(state, 1, "add:pilot:1", "submit")
+        state, _ = do(state, 2, "pass", )
+        return do(state, 0, "accept:1")[0]
+
+    one = accepted(teleport=3)
+    assert one["phase"] == "effects" and hand(one, 0) == {"teleport": 3}
+    both = accepted(teleport=3, warp=3)
+    assert both["phase"] == "swap" and GAME.actors(both) == {1}
+
+
+def test_v1_all_four_missions_end_the_game_after_that_turn() -> None:
+    """Version 1: "The game ends ... when a player completes all 4 missions of their Planet."
+    was read as: at the end of that turn, after its draw."""
+    state = display_table(V1, terrans=5, warp=5, teleport=5)
+    player = state["seats"][0]
+    player["missions"].update(stations=True, tech5=True, trades=True)
+    player["trades"] = 3
+    state, facts = do(state, 0, "city:warp", "city:teleport")
+    assert state["ending"] and state["phase"] == "display"
+    assert "completed all four missions: last turn" in public_text(facts)
+    assert "station:terrans" in ids(state, 0)  # the turn goes on
+    state, _ = do(state, 0, "draw")
+    assert state["phase"] == "reveal" and GAME.actors(state) == {0}
+
+
+def test_v1_troopers_keep_blocking_in_the_final_reveal() -> None:
+    """Version 1 (README decision 7): Troopers still on cards when the game ends keep blocking
+    during the final reveal — a blocked University needs five cards for a City."""
+    state = new_game(2, game=V1)
+    set_hand(state, 0, trooper=1)
+    set_hand(state, 1, mining=4)
+    gain(state, 0, "station")
+    gain(state, 1, "university")
+    state["decks"]["race"] += state["decks"]["tech"][1:]  # park all but one tech card
+    state["decks"]["tech"] = state["decks"]["tech"][:1]
+    state, _ = do(state, 0, "trooper:1:university", "draw", "done")
+    assert state["phase"] == "reveal" and state["seats"][1]["locations"][0]["trooper"]
+    assert ids(state, 1) == {"done"}
+
+
+def test_v1_stall_counts_turns_without_a_draw() -> None:
+    """Version 1: "Once the deck is used up, no more Race cards may be picked up." — if then a
+    whole round passes without anyone drawing, the game ends, even when a Trooper-blocked
+    Station would draw again."""
+    state = new_game(2, game=V1)
+    park_race_deck(state)
+    state, _ = do(state, 0, "draw")
+    assert state["phase"] == "trade"
+    state, _ = do(state, 1, "draw")
+    assert state["phase"] == "reveal"
+    state = new_game(2, game=V1)
+    set_hand(state, 0, trooper=1)  # (its old hand goes back under the Race deck)
+    park_race_deck(state)
+    gain(state, 1, "station")
+    state, _ = do(state, 0, "trooper:1:station", "draw")
+    state, _ = do(state, 1, "draw")
+    assert state["phase"] == "reveal"
