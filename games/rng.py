@@ -61,3 +61,23 @@ class Rng:
     def choice(self, items: Sequence[T]) -> T:
         return items[self.randbelow(len(items))]
 
+
+
+SEATS_DEALING = b"meeple/seats/v1"
+# A seat's contribution (games that deal by seats): what a client may send when it joins,
+# and the form of what the server makes when it sends none.
+SEAT_SEED = r"^[A-Za-z0-9_-]{1,64}$"
+
+
+def seats_key(server_seed: bytes, contributions: Sequence[str]) -> bytes:
+    """The key of a game whose seats each contributed a seed (GameCreated `"dealing":
+    "seats"`), in place of the server's seed alone:
+
+        key = SHA-256(b"meeple/seats/v1" + server_seed + SHA-256(c_0) + ... + SHA-256(c_n-1))
+
+    with each contribution c_i (UTF-8) in seat order. Nobody chooses the deal: the server
+    committed to its seed (GameCreated) before any seat sent its own, and no seat knows the
+    server's seed until the end, so neither side can try seeds until one favours it."""
+    parts = [SEATS_DEALING, server_seed]
+    parts += [hashlib.sha256(c.encode()).digest() for c in contributions]
+    return hashlib.sha256(b"".join(parts)).digest()

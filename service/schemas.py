@@ -8,9 +8,10 @@ from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validat
 
 from events.accounts.profiles import DIGEST_CHOICES, NOTIFY_CHOICES
 from events.accounts.webhook_urls import refused_address
-from events.application.meeple import MESSAGE_MAX_LENGTH
+from events.application.meeple import message_problem
 from events.domain.deadlines import MAX_MOVE_SECONDS, ON_EXPIRY
 from games.registry import GAMES
+from games.rng import SEAT_SEED
 
 STATUSES = ("open", "active", "ended")
 
@@ -153,6 +154,14 @@ class LeaderboardOut(Strict):
 # --- games ------------------------------------------------------------------
 
 
+SEED_DESCRIPTION = (
+    "Your seat's contribution to the game's randomness: 1 to 64 letters, digits, '-' or '_',"
+    " written into the log (SeatTaken). The deal derives from the server's seed, committed"
+    " before anyone joined, and every seat's contribution, so nobody chooses it, not even the"
+    " server (docs/records.md). Without one the server makes one for you; send your own to"
+    " need no trust in that.")
+
+
 class GameCreate(Strict):
     type = fields.String(
         required=True,
@@ -171,6 +180,10 @@ class GameCreate(Strict):
     deadline = fields.Nested(
         "DeadlineIn", load_default=None,
         metadata={"description": "A time per move; without it a seat may take as long as it likes"},
+    )
+    seed = fields.String(
+        load_default=None, validate=validate.Regexp(SEAT_SEED),
+        metadata={"description": SEED_DESCRIPTION + " (the creator's seat, with `join`)"},
     )
 
 
@@ -262,6 +275,8 @@ class GamePage(Strict):
 
 class JoinRequest(Strict):
     seat = fields.Integer(validate=validate.Range(min=0, max=9))
+    seed = fields.String(load_default=None, validate=validate.Regexp(SEAT_SEED),
+                         metadata={"description": SEED_DESCRIPTION})
 
 
 class SeatQuery(Strict):
@@ -426,10 +441,9 @@ class VerifyReport(Schema):
 
 
 def _message_text(text: str) -> None:
-    length = len(text.strip())
-    if not 1 <= length <= MESSAGE_MAX_LENGTH:
-        raise ValidationError(f"a message is 1 to {MESSAGE_MAX_LENGTH} characters once "
-                              f"surrounding whitespace is stripped; this one is {length}")
+    problem = message_problem(text.strip())
+    if problem:
+        raise ValidationError(problem)
 
 
 class MessageCreate(Strict):

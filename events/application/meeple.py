@@ -16,6 +16,7 @@ import hashlib
 import os
 import secrets
 import time
+import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -142,10 +143,12 @@ class Meeple:
         join: bool = True,
         idempotency_key: str | None = None,
         deadline: dict[str, Any] | None = None,
+        seat_seed: str | None = None,
     ) -> Table:
         """Open a table. With an idempotency key the game id is derived from it, so a
         retried request finds the game the first one made instead of making another.
-        `deadline`: {"hours", "on_expiry"} (events.domain.deadlines), or None for no time limit."""
+        `deadline`: {"hours", "on_expiry"} (events.domain.deadlines), or None for no time limit.
+        `seat_seed`: the creator's contribution to the randomness (made here if None)."""
         game = self.game_type(game_type)
         clean_options = self._validate_options(game, options or {})
         rule = self._deadline_rule(deadline)
@@ -162,10 +165,11 @@ class Meeple:
             game_id = hashlib.sha256(f"{player.id}/{idempotency_key}".encode()).hexdigest()[:16]
             if self.store.exists(game_id):
                 return self._same_creation(game_id, request)
-        joins: list[tuple[Player, int | None, bool]] = [(bot_player(s), s, True) for s in bot_seats]
+        joins: list[tuple[Player, int | None, bool, str]] = [
+            (bot_player(s), s, True, new_seat_seed()) for s in bot_seats]
         self._check_open_quota(player, seats, len(bot_seats) + int(join))
         if join:
-            joins.append((player, None, False))
+            joins.append((player, None, False, seat_seed or new_seat_seed()))
         seed = self._new_seed()
         events = _creation(game, game_id, seats, clean_options, rule, joins, seed)  # may refuse
         stored = self.store.put_seed(game_id, seed)
@@ -238,19 +242,24 @@ class Meeple:
         game_id: str,
         seat: int | None = None,
         idempotency_key: str | None = None,
+        seat_seed: str | None = None,
     ) -> Table:
-        """Take a seat. A retried request with the same key does not take a second one."""
+        """Take a seat. A retried request with the same key does not take a second one.
+        `seat_seed`: the seat's contribution to the randomness (made here if None)."""
         key, request_hash, earlier = self._earlier(game_id, player, idempotency_key,
-                                                   {"join": seat})
+                                                   {"join": seat, "seed": seat_seed})
         return self._once(game_id, key, request_hash, earlier,
-                          lambda: self._join(player, game_id, seat, key, request_hash),
+                          lambda: self._join(player, game_id, seat, seat_seed, key,
+                                             request_hash),
                           lambda envelopes: self._replay(game_id, envelopes))
 
-    def _join(self, player: Player, game_id: str, seat: int | None, key: str | None,
-              request_hash: str) -> Table:
+    def _join(self, player: Player, game_id: str, seat: int | None, seat_seed: str | None,
+              key: str | None, request_hash: str) -> Table:
         for attempt in range(_RETRIES):
             table = self.load(game_id)
-            events = decide_join(table, player.id, player.name, seat)
+            if seat_seed is None and table.dealing == "seats":
+                seat_seed = new_seat_seed()
+            events = decide_join(table, player.id, player.name, seat, seed=seat_seed)
             try:
                 result = self.store.append(game_id, table.version, events, idempotency_key=key,
                                            request_hash=request_hash)
@@ -607,11 +616,9 @@ class Meeple:
         after the end). A MessagePosted event changes nothing the rules see, but it is an event:
         it advances the version, so a move guarded by the version before it is a conflict."""
         clean = text.strip()
-        if not 1 <= len(clean) <= MESSAGE_MAX_LENGTH:
-            raise InvalidMessage(
-                f"a message is 1 to {MESSAGE_MAX_LENGTH} characters once surrounding "
-                f"whitespace is stripped; this one is {len(clean)}"
-            )
+        problem = message_problem(clean)
+        if problem:
+            raise InvalidMessage(problem)
         key, request_hash, earlier = self._earlier(game_id, player, idempotency_key,
                                                    {"message": clean})
         return self._once(
@@ -646,16 +653,34 @@ class Meeple:
         raise AssertionError("unreachable")
 
 
+def message_problem(clean: str) -> str | None:
+    """Why table talk (already stripped) cannot be posted, or None. Records hold the same
+    rule (events.records.verify.fields.is_message): what is posted here always verifies."""
+    if not 1 <= len(clean) <= MESSAGE_MAX_LENGTH:
+        return (f"a message is 1 to {MESSAGE_MAX_LENGTH} characters once surrounding "
+                f"whitespace is stripped; this one is {len(clean)}")
+    if any(unicodedata.category(c) == "Cc" and c not in "\t\n\r" for c in clean):
+        return "a message holds no control characters but tab and line breaks"
+    return None
+
+
+def new_seat_seed() -> str:
+    """A seat's contribution to the randomness when its client sends none (SEAT_SEED)."""
+    return secrets.token_urlsafe(24)
+
+
 def _creation(game: Game, game_id: str, seats: int, options: dict[str, Any],
-              rule: dict[str, Any] | None, joins: list[tuple[Player, int | None, bool]],
+              rule: dict[str, Any] | None, joins: list[tuple[Player, int | None, bool, str]],
               seed: bytes) -> list[NewEvent]:
-    """GameCreated and the seats taken with it (bots, the creator), decided in order."""
+    """GameCreated and the seats taken with it (bots, the creator), decided in order. Every
+    game made now deals by seats: its randomness derives from the server's seed and each
+    seat's (events.domain.table.Table.rng_key)."""
     created = decide_create(game, seats, options, hashlib.sha256(seed).hexdigest(), rule,
-                            game_id)
+                            game_id, dealing="seats")
     table = evolve(Table.empty(game_id), _draft(created, 1), seed)
     events = [created]
-    for who, seat, is_bot in joins:
-        for event in decide_join(table, who.id, who.name, seat, bot=is_bot):
+    for who, seat, is_bot, seat_seed in joins:
+        for event in decide_join(table, who.id, who.name, seat, bot=is_bot, seed=seat_seed):
             events.append(event)
             table = evolve(table, _draft(event, len(events)), seed)
     return events

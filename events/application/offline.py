@@ -101,10 +101,11 @@ def play_offline(
     log = OfflineLog(game_id, seed, clock)
     chosen = dict(game.options().load(options or {}))
     log.append([decide_create(game, players, chosen, hashlib.sha256(seed).hexdigest(),
-                              game_id=game_id)])
+                              game_id=game_id, dealing="seats")])
     for seat in range(players):
         player_id, name, bot = seat_player(seat, bots)
-        log.append(decide_join(log.table, player_id, name, seat, bot=bot))
+        log.append(decide_join(log.table, player_id, name, seat, bot=bot,
+                               seed=offline_seat_seed(seed, seat)))
     for _ in range(MOVE_LIMIT if moves is None else moves):
         if log.table.status is Status.ENDED:
             break
@@ -112,6 +113,12 @@ def play_offline(
     if moves is None and log.table.status is not Status.ENDED:
         raise RuntimeError(f"{game_type}: no end after {MOVE_LIMIT} random moves")
     return log.table, log.envelopes
+
+
+def offline_seat_seed(seed: bytes, seat: int) -> str:
+    """A seat's contribution in an offline game: reproducible from the game's seed, so a game
+    played twice with the same arguments is the same stream."""
+    return hashlib.sha256(b"offline-seat/%d/" % seat + seed).hexdigest()[:32]
 
 
 def play_random_move(log: OfflineLog, rng: Rng) -> None:
@@ -158,10 +165,11 @@ def _reenact_one(log: OfflineLog, envelope: Envelope) -> None:
     if kind == "GameCreated":
         game = get_game(data["type"], data["rules_version"])
         log.append([decide_create(game, data["seats"], data["options"], data["seed_commitment"],
-                                  data.get("deadline"), data.get("game_id"))])
+                                  data.get("deadline"), data.get("game_id"),
+                                  data.get("dealing", ""))])
     elif kind == "SeatTaken":
         log.append(decide_join(log.table, data["player_id"], data["name"], data["seat"],
-                               bot=data["bot"]))
+                               bot=data["bot"], seed=data.get("seed")))
     elif kind == "MovePlayed":
         if by == "system":  # a resigned or timed-out seat, played by the bot
             decision = decide_moves_for(log.table, data["seat"], [data["move"]], log.seed)

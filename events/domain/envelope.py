@@ -29,7 +29,28 @@ class NewEvent:
 
 
 def canonical_json(value: Any) -> bytes:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    """The bytes hashes and signatures are computed over (docs/records.md, section 3).
+    ValueError for NaN and the infinities, which are not JSON (json.dumps would write them)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False).encode()
+
+
+def require_string_keys(value: Any) -> None:
+    """ValueError if an object in `value` has a key that is not a string. json.dumps turns
+    such a key into text (1 into "1") but sorts the keys before that, as numbers: {9: …,
+    10: …} hashes otherwise than the {"10": …, "9": …} it is stored and read back as."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for key, child in item.items():
+                if not isinstance(key, str):
+                    raise ValueError(f"an event's data holds the key {key!r}, which is not a "
+                                     "string: JSON would store it as another value")
+                if isinstance(child, dict | list | tuple):
+                    stack.append(child)
+        elif isinstance(item, list | tuple):
+            stack.extend(child for child in item if isinstance(child, dict | list | tuple))
 
 
 def envelope_hash(envelope: Envelope) -> str:
@@ -44,7 +65,9 @@ def now_iso() -> str:
 def seal(
     v: int, type_: str, data: dict[str, Any], by: str, prev: str, at: str | None = None
 ) -> Envelope:
-    """A complete envelope for version `v`, chained to `prev`."""
+    """A complete envelope for version `v`, chained to `prev`. ValueError if `data` is not
+    what it will be once stored and read back (a key that is not a string, NaN)."""
+    require_string_keys(data)
     envelope: Envelope = {
         "v": v,
         "type": type_,
@@ -62,8 +85,9 @@ def chain_breaks(envelopes: list[Envelope]) -> list[str]:
     problems: list[str] = []
     prev = GENESIS
     for expected_v, envelope in enumerate(envelopes, start=1):
-        if envelope.get("v") != expected_v:
-            problems.append(f"v{expected_v}: version is {envelope.get('v')!r}")
+        version = envelope.get("v")
+        if type(version) is not int or version != expected_v:  # JSON true is not 1
+            problems.append(f"v{expected_v}: version is {version!r}")
         if envelope.get("prev") != prev:
             problems.append(f"v{expected_v}: prev does not match the hash before it")
         if envelope_hash(envelope) != envelope.get("hash"):

@@ -9,6 +9,7 @@ never part of a Table.
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import datetime
 from enum import Enum
@@ -34,7 +35,7 @@ from games.bots import bot_rng, random_move
 from games.contract import Game, IllegalMove, Move, State, find_move
 from games.information import ends_batch
 from games.registry import RULES, UnknownRulesVersion, get_game
-from games.rng import Rng
+from games.rng import SEAT_SEED, Rng, seats_key
 
 
 class Status(str, Enum):
@@ -49,6 +50,7 @@ class Seat:
     player_id: str
     name: str
     bot: bool = False
+    seed: str = ""  # its contribution to the randomness, when the game deals by seats
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,9 @@ class Table:
     updated_at: str = ""
     created_by: str = ""
     seed_commitment: str = ""
+    # "seats": the randomness derives from the server's seed and every seat's (rng_key);
+    # "": from the server's seed alone (games made before seats contributed).
+    dealing: str = ""
     state: State | None = None
     result: dict[str, Any] | None = None  # the score sheet, once ended
     revealed_seed: str | None = None
@@ -93,6 +98,12 @@ class Table:
                 " will not replay it with other rules (its record can be verified by a Meeple"
                 " that has them)"
             ) from None
+
+    def rng_key(self, seed: bytes) -> bytes:
+        """The key of this game's randomness, from the server's secret `seed`."""
+        if self.dealing != "seats":
+            return seed
+        return seats_key(seed, [s.seed for s in self.seats])
 
     def seat_of(self, seat: int) -> Seat | None:
         return next((s for s in self.seats if s.seat == seat), None)
@@ -175,16 +186,19 @@ def _apply(table: Table, envelope: dict[str, Any], seed: bytes | None) -> Table:
             created_by=envelope["by"],
             seed_commitment=data["seed_commitment"],
             deadline=data.get("deadline"),
+            dealing=data.get("dealing", ""),
         )
     if kind == "SeatTaken":
-        seat = Seat(data["seat"], data["player_id"], data["name"], data["bot"])
+        seat = Seat(data["seat"], data["player_id"], data["name"], data["bot"],
+                    data.get("seed", ""))
         return replace(table, seats=tuple(sorted((*table.seats, seat), key=lambda s: s.seat)))
     if kind == "GameStarted":
-        state = table.game.setup(table.seat_count, table.options, _rng(seed, v))
+        state = table.game.setup(table.seat_count, table.options, _rng(table, seed, v))
         return replace(table, status=Status.ACTIVE, state=state)
     if kind == "MovePlayed":
         assert table.state is not None
-        state, _ = table.game.play(table.state, data["seat"], data["move"], _rng(seed, v))
+        state, _ = table.game.play(table.state, data["seat"], data["move"],
+                                   _rng(table, seed, v))
         return replace(table, state=state)
     if kind == "GameEnded":
         return replace(table, status=Status.ENDED, result=data["scores"])
@@ -197,10 +211,10 @@ def _apply(table: Table, envelope: dict[str, Any], seed: bytes | None) -> Table:
     return table  # events that do not change the table (e.g. future message types)
 
 
-def _rng(seed: bytes | None, version: int) -> Rng:
+def _rng(table: Table, seed: bytes | None, version: int) -> Rng:
     if seed is None:
         raise ValueError("re-executing moves needs the game's seed")
-    return Rng(seed, version)
+    return Rng(table.rng_key(seed), version)
 
 
 # --- decide ---------------------------------------------------------------
@@ -209,10 +223,12 @@ def _rng(seed: bytes | None, version: int) -> Rng:
 def decide_create(
     game: Game, seats: int, options: dict[str, Any], seed_commitment: str,
     deadline: dict[str, Any] | None = None, game_id: str | None = None,
+    dealing: str = "",
 ) -> NewEvent:
     """GameCreated. `game_id` is in it for every game made since records name it: the id is
     then hashed into the chain, so a record relabelled as another game breaks at its first
-    event (games made before keep their exact events, without it)."""
+    event (games made before keep their exact events, without it). `dealing="seats"`, for
+    every game made since seats contribute seeds: each SeatTaken carries one (decide_join)."""
     if not game.min_players <= seats <= game.max_players:
         raise InvalidOptions(
             f"{game.title} is for {game.min_players} to {game.max_players} players, not {seats}"
@@ -227,13 +243,19 @@ def decide_create(
     }
     if deadline is not None:  # only then: games without one keep their exact events
         data["deadline"] = deadline
+    if dealing:
+        if dealing != "seats":
+            raise ValueError(f"unknown dealing {dealing!r}")
+        data["dealing"] = dealing
     return NewEvent("GameCreated", data, "system")
 
 
 def decide_join(
-    table: Table, player_id: str, name: str, seat: int | None, bot: bool = False
+    table: Table, player_id: str, name: str, seat: int | None, bot: bool = False,
+    seed: str | None = None,
 ) -> list[NewEvent]:
-    """SeatTaken, and GameStarted when that fills the table."""
+    """SeatTaken, and GameStarted when that fills the table. `seed`: the seat's contribution
+    to the randomness (SEAT_SEED), which a game that deals by seats needs and others refuse."""
     if table.status is not Status.OPEN:
         raise GameFull("the game has already started")
     free = table.free_seats()
@@ -245,9 +267,17 @@ def decide_join(
         if 0 <= seat < table.seat_count:
             raise SeatTaken(f"seat {seat} is taken")
         raise SeatTaken(f"there is no seat {seat}; seats are 0 to {table.seat_count - 1}")
-    taken = NewEvent(
-        "SeatTaken", {"seat": seat, "player_id": player_id, "name": name, "bot": bot}, player_id
-    )
+    data: dict[str, Any] = {"seat": seat, "player_id": player_id, "name": name, "bot": bot}
+    if table.dealing == "seats":
+        if seed is None:
+            raise ValueError("a seat at a game that deals by seats brings a seed")
+        if not re.fullmatch(SEAT_SEED, seed):
+            raise InvalidOptions("a seat's seed is 1 to 64 letters, digits, '-' or '_'")
+        data["seed"] = seed
+    elif seed is not None:
+        raise InvalidOptions("this game was made before seats contributed seeds: its "
+                             "randomness is the server's committed seed alone; join without one")
+    taken = NewEvent("SeatTaken", data, player_id)
     if len(free) == 1:
         return [taken, NewEvent("GameStarted", {}, "system")]
     return [taken]
@@ -298,6 +328,7 @@ def _decide_plays(table: Table, mine: list[int], seat: int | None, moves: list[M
                   seed: bytes, by: str) -> Decision:
     game, state, version = table.game, table.state, table.version
     assert state is not None
+    key = table.rng_key(seed)
     events: list[NewEvent] = []
     for index, move in enumerate(moves):
         if game.is_over(state):
@@ -308,10 +339,10 @@ def _decide_plays(table: Table, mine: list[int], seat: int | None, moves: list[M
             legal = game.legal_moves(state, acting)
             chosen = find_move(legal, move)
             before = state
-            state, facts = game.play(state, acting, chosen, Rng(seed, version))
+            state, facts = game.play(state, acting, chosen, Rng(key, version))
         except IllegalMove as err:
             raise IllegalMoveError(err.code, err.detail, index) from None
-        if index < len(moves) - 1 and ends_batch(game, before, acting, chosen, seed, version):
+        if index < len(moves) - 1 and ends_batch(game, before, acting, chosen, key, version):
             raise IllegalMoveError(
                 "reveals_hidden_information",
                 f"move {index} ({chosen['id']}) shows you something you cannot know yet (a "

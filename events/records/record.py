@@ -21,7 +21,6 @@ events say (for readers); the verifier checks that they agree.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import asdict
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -81,7 +80,9 @@ def record_header(table: Table) -> dict[str, Any]:
         "rules_version": table.rules_version,
         "options": table.options,
         "seat_count": table.seat_count,
-        "seats": [asdict(seat) for seat in table.seats],
+        # A seat's seed, if any, is in its SeatTaken event: the header keeps its form.
+        "seats": [{"seat": s.seat, "player_id": s.player_id, "name": s.name, "bot": s.bot}
+                  for s in table.seats],
         "created_at": table.created_at,
         "status": table.status.value,
     }

@@ -97,7 +97,7 @@ def create_game(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, st
     player = current_player()
     table = meeple().create_game(
         player, body["type"], body["seats"], body["options"], body["bots"], body["join"],
-        idempotency_key(), body["deadline"],
+        idempotency_key(), body["deadline"], body["seed"],
     )
     headers = {"ETag": etag(table.version), "Location": f"/v1/games/{table.id}"}
     return game_out(table, player), 201, headers
@@ -141,8 +141,8 @@ def get_game(query: dict[str, Any], game_id: str) -> Any:
 def join_game(body: dict[str, Any], game_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
     """Take a seat (a given one, or the first free). The game starts when every seat is taken."""
     player = current_player()
-    table = meeple().join_game(player, game_id, body.get("seat"),
-                               idempotency_key())
+    table = meeple().join_game(player, game_id, body.get("seat"), idempotency_key(),
+                               body["seed"])
     return game_out(table, player), 200, {"ETag": etag(table.version)}
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -13,12 +14,13 @@ from flask import Response, current_app, json, request
 from werkzeug.exceptions import BadRequest, RequestEntityTooLarge
 
 from events.accounts.players import Player
-from events.domain.table import Status
+from events.domain.table import Status, Table, evolve
 from events.exceptions import RecordInvalid, Unauthorized
 from events.records.finished import finished_record, keep_imported
 from events.records.keys import Keyring, trusted_keys
 from events.records.record import build_record, sign_record
-from events.records.verify import verify_record
+from events.records.verify import Problem, Report, verify_record
+from events.records.verify.header import later_than
 from service import json_body
 from service.api import Blueprint
 from service.api.games import BEARER
@@ -35,6 +37,9 @@ RECORD_MAX_BYTES = 4 * 1024 * 1024
 ANONYMOUS_RECORD_MAX_BYTES = 1024 * 1024
 RECORD_MAX_CONTAINERS = 200_000
 GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+# An imported game may not happen in this server's future, but for this much clock skew (the
+# verifier's own window, which must not depend on the day, ends in 2100).
+FUTURE_SKEW = timedelta(days=1)
 
 
 def keyring() -> Keyring:
@@ -163,12 +168,39 @@ def import_record(**_: Any) -> tuple[dict[str, Any], int, dict[str, str]]:
     if not record.get("complete"):
         raise RecordInvalid("only a complete record of a finished game can be imported",
                             report.to_json())
-    game_id = str(record["game"]["id"])
-    if not GAME_ID.match(game_id):
-        raise BadRequest("the record's game id must be 1 to 64 letters, digits, '_' or '-'")
     app = meeple()
+    future = later_than(record, app.clock() + FUTURE_SKEW)
+    if future:
+        raise RecordInvalid("the record holds times in this server's future: see 'report'",
+                            refused(report, future))
+    game_id = str(record["game"]["id"])
+    if not GAME_ID.match(game_id):  # the verifier refuses such an id: never reached
+        raise RecordInvalid("the record's game id must be 1 to 64 letters, digits, '_' or '-'",
+                            report.to_json())
+    check_loadable(game_id, record, report)
     table = app.import_game(game_id, record["events"], bytes.fromhex(record["seed"]),
                             player.id, signed_by=str(record["signature"]["key_id"]),
                             keep=lambda: keep_imported(app, game_id, record))
     return game_out(table, player), 201, {"Location": f"/v1/games/{game_id}",
                                           "ETag": etag(table.version)}
+
+
+def refused(report: Report, problems: list[Problem]) -> dict[str, Any]:
+    """`report` (of a record that verifies) with the problems an import adds."""
+    return Report(False, "invalid", problems, report.checked, not_listed=0).to_json()
+
+
+def check_loadable(game_id: str, record: dict[str, Any], report: Report) -> None:
+    """The game folds from its events as every later read of it will (events.domain.table
+    evolve), before anything is written: a record this server cannot read is refused with a
+    422, never stored half-way to answer 500 then and at every read after."""
+    table = Table.empty(game_id)
+    seed = bytes.fromhex(record["seed"])
+    for index, envelope in enumerate(record["events"]):
+        try:
+            table = evolve(table, envelope, seed)
+        except Exception as error:  # noqa: BLE001 - whatever it is, the record is refused
+            problem = Problem("internal", index + 1, f"events[{index}]", None, None,
+                              f"this server cannot load the game at this event: {error!r}")
+            raise RecordInvalid("the record verifies, but this server cannot load its game: "
+                                "see 'report'", refused(report, [problem])) from None

@@ -76,8 +76,11 @@ def make_record(game_type: str, players: int, options: dict[str, Any], bots: tup
                                     options=options, bots=bots,
                                     game_id=f"golden-{game_type}-{players}", clock=clock)
     if scored:
-        ratings = [{"seat": s, "player_id": f"p_{s}", "mu_before": 25.0, "mu_after": 25.0}
-                   for s in range(players)]
+        # The rows as the scoring worker writes them (events.readmodels.ratings); records
+        # made before this file did so carry {"seat", "player_id", "mu_before", "mu_after"}.
+        ratings = [{"seat": s.seat, "player_id": s.player_id,
+                    "before": {"mu": 25.0, "sigma": 8.333}, "after": {"mu": 25.0, "sigma": 8.0}}
+                   for s in table.seats if not s.bot]
         table, envelopes = extend(table, envelopes,
                                   [NewEvent("GameScored", {"ratings": ratings}, "system")],
                                   seed, clock)

@@ -87,7 +87,7 @@ def test_any_value_replaced_anywhere_fails_verification(game_type: str, data: st
     before = record
     for key in path:
         before = before[key]
-    assume(canonical_json(before) != canonical_json(new))
+    assume(json.dumps(before, sort_keys=True) != json.dumps(new, sort_keys=True))
 
     sound(verify_record(_replace(record, path, new)))
 

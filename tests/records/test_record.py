@@ -206,7 +206,8 @@ def test_a_key_id_that_is_not_the_keys_is_refused() -> None:
 @pytest.mark.parametrize("game_type", GAME_TYPES)
 def test_ratings_are_carried_and_said_to_be_not_rederived(game_type: str) -> None:
     table, envelopes = game(game_type)
-    ratings = [{"seat": 0, "before": 25.0, "after": 27.1}]
+    ratings = [{"seat": 0, "player_id": "p_alice", "before": {"mu": 25.0, "sigma": 8.333},
+                "after": {"mu": 27.1, "sigma": 8.1}}]
     table, envelopes = extend(table, envelopes, [NewEvent("GameScored", {"ratings": ratings},
                                                           "system")], SEED, fixed_clock())
 

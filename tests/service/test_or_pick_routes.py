@@ -87,10 +87,13 @@ def test_every_route_answers_the_other_seats_the_same_whatever_the_giver_holds(
         spectator = Caller(client, "spectator")
         games = []
         for _ in trade.hands:
-            made = players[0].post("/v1/games", {"type": RP, "seats": trade.players})
+            # The same seat seeds in both games: only the server's seed differs by nature.
+            made = players[0].post("/v1/games", {"type": RP, "seats": trade.players,
+                                                 "seed": "seat-0"})
             assert made.status_code == 201, made.json
-            for player in players[1:]:
-                assert player.post(f"/v1/games/{made.json['id']}/join", {}).status_code == 200
+            for seat, player in enumerate(players[1:], start=1):
+                joined = player.post(f"/v1/games/{made.json['id']}/join", {"seed": f"seat-{seat}"})
+                assert joined.status_code == 200
             games.append(made.json["id"])
         assert {players[0].get(f"/v1/games/{g}").json["rules_version"] for g in games} == {"2"}
         names = {games[0]: "GAME", games[1]: "GAME"}

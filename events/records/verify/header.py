@@ -3,11 +3,13 @@ say; the game type and its rules_version are the ones this code has."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
-from events.domain.deadlines import is_rule
-from events.records.verify.fields import Kind, check_fields, is_dict, is_hex64, is_int, is_str
+from events.records.verify.data import valid_created
+from events.records.verify.fields import is_int, parse_time
 from events.records.verify.paths import first_difference, json_path
+from events.records.verify.report import Problem
 from events.records.verify.verification import Verification
 from games.contract import Game
 from games.registry import RULES
@@ -49,16 +51,8 @@ def _created_data(v: Verification) -> dict[str, Any] | None:
                        found=first.get("type") if isinstance(first, dict) else None)
         return None
     data = first.get("data")
-    if not isinstance(data, dict):
-        return None
-    kinds: dict[str, Kind] = {
-        "type": is_str, "rules_version": is_str, "options": is_dict, "seats": is_int,
-        "seed_commitment": is_hex64,
-    }
-    # A table with a time per move says so; the others carry no "deadline" at all. Games
-    # made before GameCreated named the game carry no "game_id".
-    optional: dict[str, Kind] = {"deadline": is_rule, "game_id": is_str}
-    return data if check_fields(v.findings, data, "events[0].data", kinds, optional) else None
+    # Its fields are checked with every event's data (data.py), which reported what is wrong.
+    return data if isinstance(data, dict) and valid_created(data) else None
 
 
 def _compare(v: Verification, path: str, expected: Any, found: Any, source: str) -> None:
@@ -91,3 +85,25 @@ def _registered_game(v: Verification, created: dict[str, Any]) -> Game | None:
                        expected=sorted(versions), found=created["rules_version"])
         return None
     return game
+
+
+def later_than(record: Any, limit: datetime) -> list[Problem]:
+    """The times of a (verified) record later than `limit`: a server importing a record
+    refuses a game from its future (its clock, plus some skew), which the verifier itself,
+    whose verdict must not depend on the day, cannot (its window ends in 2100)."""
+    places: list[tuple[str, Any]] = [("game.created_at", record["game"].get("created_at"))]
+    places += [(json_path("events", index, "at"), envelope.get("at"))
+               for index, envelope in enumerate(record["events"])]
+    problems = []
+    for path, at in places:
+        moment = parse_time(at)
+        if moment is not None and moment > limit:
+            version = int(path[7:path.index("]")]) + 1 if path.startswith("events[") else None
+            problems.append(Problem("format", version, path, f"<= {_iso(limit)}", at,
+                                    "is in the future of this server's clock: a game from the "
+                                    "future cannot be imported"))
+    return problems
+
+
+def _iso(moment: datetime) -> str:
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -2,10 +2,13 @@
 seed at GameStarted (which must come exactly when the last seat is taken), then every move
 with the rng of its version: its seat must be an actor, its id a legal move, its facts
 exactly the ones the rules produce; GameEnded exactly when the game is over, with the rules'
-score sheet (resigned seats last). Check 7 (deadlines.py) runs along, event by event."""
+score sheet (resigned seats last). A game that deals by seats (GameCreated "dealing": "seats")
+is keyed by the seed and every seat's contribution (games.rng.seats_key), re-derived here.
+Check 7 (deadlines.py) runs along, event by event."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -15,7 +18,7 @@ from events.records.verify.fields import is_int
 from events.records.verify.paths import first_difference, json_path
 from events.records.verify.verification import Verification
 from games.contract import Game, State
-from games.rng import Rng
+from games.rng import SEAT_SEED, Rng, seats_key
 
 SYSTEM_EVENTS = ("GameCreated", "GameStarted", "GameEnded", "SeedRevealed", "GameScored",
                  "TurnTimedOut")
@@ -49,6 +52,9 @@ class Replay:
         self.add_difference = verification.findings.add_difference
         self.game = game
         self.seed = seed
+        self.key = seed  # the rng's key: the seed, or with every seat's contribution
+        self.dealing = created.get("dealing", "")
+        self.seat_seeds: dict[int, str] = {}
         self.seat_count: int = created["seats"]
         self.options: dict[str, Any] = created["options"]
         self.players: dict[int, str] = {}  # seat -> player id
@@ -134,7 +140,12 @@ class Replay:
     def created(self, index: int, envelope: dict[str, Any]) -> bool:
         if index != 0:
             self.add("replay", self.path(index, "type"), "GameCreated comes once, first")
-        return index == 0
+            return False
+        if self.dealing not in ("", "seats"):
+            self.add("replay", self.path(index, "data", "dealing"), "unknown dealing",
+                     expected="seats", found=self.dealing)
+            return False
+        return True
 
     def seat_taken(self, index: int, envelope: dict[str, Any]) -> bool:
         data = envelope["data"]
@@ -150,9 +161,28 @@ class Replay:
         if not isinstance(data.get("player_id"), str):
             self.add("replay", self.path(index, "data", "player_id"), "must be a string")
             return False
+        if not self.seat_seed(index, seat, data):
+            return False
         self.players[seat] = data["player_id"]
         if data.get("bot") is True:
             self.bots.add(seat)
+        return True
+
+    def seat_seed(self, index: int, seat: int, data: dict[str, Any]) -> bool:
+        """A game that deals by seats has each seat's contribution; others have none."""
+        contribution = data.get("seed")
+        if self.dealing != "seats":
+            if "seed" in data:
+                self.add("replay", self.path(index, "data", "seed"), "this game does not deal "
+                         "by seats (GameCreated has no dealing): a seat brings no seed")
+                return False
+            return True
+        if not isinstance(contribution, str) or not re.fullmatch(SEAT_SEED, contribution):
+            self.add("replay", self.path(index, "data", "seed"), "a seat of a game that deals "
+                     "by seats brings a seed of 1 to 64 letters, digits, '-' or '_'",
+                     found=contribution)
+            return False
+        self.seat_seeds[seat] = contribution
         return True
 
     def started(self, index: int, envelope: dict[str, Any]) -> bool:
@@ -161,8 +191,10 @@ class Replay:
             self.add("replay", self.path(index, "type"), "GameStarted comes exactly when the "
                      f"last seat is taken (free seats: {free})", found="GameStarted")
             return False
+        if self.dealing == "seats":
+            self.key = seats_key(self.seed, [self.seat_seeds[s] for s in range(self.seat_count)])
         try:
-            self.state = self.game.setup(self.seat_count, self.options, Rng(self.seed, index + 1))
+            self.state = self.game.setup(self.seat_count, self.options, Rng(self.key, index + 1))
         except Exception as error:  # noqa: BLE001 - the rules refuse this setup
             self.stop(index, f"the rules cannot set this game up: {error!r}")
             return False
@@ -188,7 +220,7 @@ class Replay:
             return False
         try:
             self.state, produced = self.game.play(state, seat, {"id": move["id"]},
-                                                  Rng(self.seed, index + 1))
+                                                  Rng(self.key, index + 1))
         except Exception as error:  # noqa: BLE001 - a rules bug must not hide the report
             self.stop(index, f"the rules failed on this move: {error!r}")
             return False

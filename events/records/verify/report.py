@@ -23,7 +23,9 @@ _TOP = re.compile(r"[A-Za-z_]+")
 
 @dataclass(frozen=True)
 class Problem:
-    check: str  # format, signature, chain, header, rules, seed, replay, scores, complete, internal
+    # format, data (an event's data, data.py), signature, chain, header, rules, seed, replay,
+    # scores, complete, internal
+    check: str
     version: int | None
     path: str  # JSON path into the record ("" is the record itself)
     expected: Any
