@@ -11,8 +11,6 @@ import importlib
 
 import click
 
-from events import logs
-
 # command name -> "module:attribute" of its click command or group
 COMMANDS = {
     "deadlines": "cli.deadlines:deadlines",
@@ -27,6 +25,9 @@ COMMANDS = {
     "verify": "cli.verify:verify",
     "worker": "cli.worker:worker",
 }
+# Commands that log nothing: they do not set the logs up, and so do not import structlog (a
+# fifth of `meeple verify`'s start-up; bench/verify.py, tests/records/test_verify_startup.py).
+UNLOGGED = frozenset({"verify"})
 
 
 class LazyGroup(click.Group):
@@ -48,6 +49,11 @@ class LazyGroup(click.Group):
 @click.group(cls=LazyGroup)
 @click.option("--log-level", default="INFO", show_default=True,
               type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"], case_sensitive=False))
-def main(log_level: str) -> None:
+@click.pass_context
+def main(ctx: click.Context, log_level: str) -> None:
     """Meeple: an event-sourced board-game server."""
+    if ctx.invoked_subcommand in UNLOGGED:
+        return
+    from events import logs  # here, not at the top: see UNLOGGED
+
     logs.configure(log_level.upper())

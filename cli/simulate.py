@@ -84,6 +84,7 @@ def play_bot_moves(app: Meeple, table: Table, rng: Rng, batch: int) -> Table:
     assert table.state is not None
     game, state, seed = table.game, table.state, app.store.get_seed(table.id)
     assert seed is not None
+    key = table.rng_key(seed)  # the game's randomness: the server's seed and every seat's
     planned: list[dict[str, str]] = []
     seats: list[int] = []
     version = table.version
@@ -97,8 +98,8 @@ def play_bot_moves(app: Meeple, table: Table, rng: Rng, batch: int) -> Table:
         move = random_move(game, state, seat, rng)
         version += 1
         # A move that shows something new ends a batch (games.information), as for a client.
-        last = seat != actors[0] or ends_batch(game, state, seat, move, seed, version)
-        state, _ = game.play(state, seat, move, Rng(seed, version))
+        last = seat != actors[0] or ends_batch(game, state, seat, move, key, version)
+        state, _ = game.play(state, seat, move, Rng(key, version))
         planned.append({"id": move["id"]})
         seats.append(seat)
         if last:

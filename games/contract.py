@@ -8,9 +8,10 @@ A game is a pure, deterministic state machine: no I/O, no clock, no
 
 from __future__ import annotations
 
-from typing import Any, Literal, Protocol, TypedDict, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypedDict, runtime_checkable
 
-from marshmallow import Schema
+if TYPE_CHECKING:  # the rules need no marshmallow to run: `meeple verify` loads none
+    from marshmallow import Schema
 
 from games.rng import Rng
 
@@ -56,7 +57,11 @@ class Game(Protocol):
 
     def legal_moves(self, state: State, seat: Seat) -> list[Move]: ...
 
-    def play(self, state: State, seat: Seat, move: Move, rng: Rng) -> tuple[State, list[Fact]]: ...
+    def play(self, state: State, seat: Seat, move: Move, rng: Rng) -> tuple[State, list[Fact]]:
+        """The state after `move`, and its facts. Raises IllegalMove for any move that is not
+        one of legal_moves(state, seat) (test_conformance holds every game to it; `meeple
+        verify` relies on it)."""
+        ...
 
     def view(self, state: State, seat: Seat | None) -> dict[str, Any]: ...
 

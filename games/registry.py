@@ -4,26 +4,83 @@ A rules change makes a new `rules_version` of a game (see DESIGN: history stays 
 tables get the newest, and a game keeps being played, replayed and verified under the
 version it was created with. Each game package lists its versions, oldest first, in
 `VERSIONS`; its `GAME` is the newest.
+
+A game's package is imported the first time one of its versions is looked up, not when this
+module is: `meeple verify` of a Res Publica record never loads the other games' rules
+(bench/verify.py). Listing the games (`sorted(GAMES)`, `game_type in RULES`) imports none.
 """
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Iterator, Mapping
+
 from games.contract import Game
 
-
-def _load() -> dict[str, dict[str, Game]]:
-    from games.asking_for_trobils import VERSIONS as asking_for_trobils
-    from games.res_publica import VERSIONS as res_publica
-
-    return {versions[-1].id: {game.rules_version: game for game in versions}
-            for versions in (res_publica, asking_for_trobils)}
+# game id -> the package that defines it (its VERSIONS, oldest first)
+PACKAGES = {
+    "res-publica-2230ad": "games.res_publica",
+    "asking-for-trobils": "games.asking_for_trobils",
+}
 
 
+class _Versions(Mapping[str, Game]):
+    """One game's rules versions (rules version -> game, oldest first), its package imported
+    at the first look."""
+
+    def __init__(self, game_id: str, package: str) -> None:
+        self._game_id = game_id
+        self._package = package
+        self._loaded: dict[str, Game] | None = None
+
+    @property
+    def _versions(self) -> dict[str, Game]:
+        if self._loaded is None:
+            versions = importlib.import_module(self._package).VERSIONS
+            if versions[-1].id != self._game_id:
+                raise RuntimeError(f"{self._package} defines {versions[-1].id!r}, "
+                                   f"not {self._game_id!r}")
+            self._loaded = {game.rules_version: game for game in versions}
+        return self._loaded
+
+    def __getitem__(self, rules_version: str) -> Game:
+        return self._versions[rules_version]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._versions)
+
+    def __len__(self) -> int:
+        return len(self._versions)
+
+    def __repr__(self) -> str:
+        return f"<rules versions of {self._game_id}: {self._package}>"
+
+
+class _Newest(Mapping[str, Game]):
+    """Game id -> the game under its newest rules, each package imported at the first look."""
+
+    def __init__(self, versions: Mapping[str, Mapping[str, Game]]) -> None:
+        self._versions = versions
+
+    def __getitem__(self, game_id: str) -> Game:
+        return list(self._versions[game_id].values())[-1]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._versions)
+
+    def __len__(self) -> int:
+        return len(self._versions)
+
+    def __repr__(self) -> str:
+        return f"<the newest rules of {sorted(self._versions)}>"
+
+
+_PACKAGED: dict[str, Mapping[str, Game]] = {game_id: _Versions(game_id, package)
+                                            for game_id, package in PACKAGES.items()}
 # game id -> rules version -> the game under those rules (oldest first)
-RULES: dict[str, dict[str, Game]] = _load()
+RULES: dict[str, Mapping[str, Game]] = dict(_PACKAGED)
 # game id -> the game under its newest rules: what a new table gets
-GAMES: dict[str, Game] = {game_id: list(versions.values())[-1]
-                          for game_id, versions in RULES.items()}
+GAMES: Mapping[str, Game] = _Newest(_PACKAGED)
 
 
 class UnknownGame(KeyError):

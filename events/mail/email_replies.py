@@ -259,7 +259,7 @@ class EmailReplies:
             if index < len(words):
                 # The API's rule for moves sent together: one that shows the player something
                 # new must be the last, or what the later codes are answered would tell it.
-                if ends_batch(current.game, current.state, seat, move, seed,
+                if ends_batch(current.game, current.state, seat, move, current.rng_key(seed),
                               current.version + 1):
                     raise Unreadable(f"'{word}' (word {index}) shows you something you cannot "
                                      "know yet (a draw, a hidden card): it must be the last "

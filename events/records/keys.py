@@ -21,14 +21,12 @@ import hashlib
 import json
 import os
 import re
-import secrets
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from cryptography.exceptions import UnsupportedAlgorithm
-from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 ALG = "Ed25519"
@@ -58,7 +56,7 @@ def b64url_decode(text: str) -> bytes:
 
 
 def raw_public_key(key: Ed25519PublicKey) -> bytes:
-    return key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    return key.public_bytes_raw()
 
 
 def key_id_of(public_key: Ed25519PublicKey | bytes) -> str:
@@ -172,6 +170,9 @@ class Keyring:
                  "created_at": _now()}
         # Public half first: a listed .pem always has its .json beside it.
         self._write_file(f"{key_id}.json", json.dumps(entry).encode(), 0o644, replace=True)
+        # Here, not at the top: PEM needs all of `serialization` (ssh, ciphers), a verifier none.
+        from cryptography.hazmat.primitives import serialization
+
         pem = private.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                     serialization.NoEncryption())
         self._write_file(f"{key_id}.pem", pem, 0o600, replace=False)
@@ -182,6 +183,8 @@ class Keyring:
         """Write a complete file under `name`: to a temporary name first, then renamed
         (`replace`) or linked (fails with FileExistsError if `name` exists)."""
         self.path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        import secrets  # here, not at the top: only writing keys needs it, a verifier never
+
         temp = self.path / f".{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
         try:
@@ -204,6 +207,9 @@ class Keyring:
         if cached is not None:
             return cached
         pem = (self.path / f"{key_id}.pem").read_bytes()
+        # Here, not at the top: PEM needs all of `serialization` (ssh, ciphers), a verifier none.
+        from cryptography.hazmat.primitives import serialization
+
         try:
             private = serialization.load_pem_private_key(pem, password=None)
         except (ValueError, TypeError, UnsupportedAlgorithm) as err:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from marshmallow import RAISE, Schema, fields
+from typing import TYPE_CHECKING, Any
 
 from games.asking_for_trobils import rules, view
 from games.asking_for_trobils.board import RULES
@@ -12,15 +10,8 @@ from games.asking_for_trobils.scoring import score
 from games.contract import Fact, IllegalMove, Move, ScoreSheet, Seat, State, find_move
 from games.rng import Rng
 
-
-class Options(Schema):
-    """The rulebook's one variant: "To play a shorter game, remove the 5 cards marked for a
-    2 Player game setup." """
-
-    short_game = fields.Boolean(load_default=False)
-
-    class Meta:
-        unknown = RAISE
+if TYPE_CHECKING:
+    from marshmallow import Schema
 
 
 class AskingForTrobils:
@@ -33,7 +24,12 @@ class AskingForTrobils:
     min_players: int = 2
     max_players: int = 7
     rules_version: str
-    options: type[Schema] = Options
+
+    @property
+    def options(self) -> type[Schema]:
+        from games.asking_for_trobils.options import Options  # here: see options.py
+
+        return Options
 
     def __init__(self, rules_version: str) -> None:
         if rules_version not in RULES:
@@ -46,8 +42,11 @@ class AskingForTrobils:
     def setup(self, players: int, options: dict[str, Any], rng: Rng) -> State:
         if not self.min_players <= players <= self.max_players:
             raise ValueError(f"{self.title} is for 2 to 7 players, not {players}")
-        chosen = Options().load(options)
-        return rules.setup(players, bool(chosen["short_game"]), rng, self.rules_version)
+        if set(options) <= {"short_game"} and all(type(v) is bool for v in options.values()):
+            short = bool(options.get("short_game", False))  # what the schema would load
+        else:
+            short = bool(self.options().load(options)["short_game"])
+        return rules.setup(players, short, rng, self.rules_version)
 
     def actors(self, state: State) -> set[Seat]:
         return rules.actors(state)

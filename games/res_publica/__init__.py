@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from marshmallow import RAISE, Schema
+from typing import TYPE_CHECKING, Any
 
 from games.contract import Fact, IllegalMove, Move, ScoreSheet, Seat, State, find_move
 from games.res_publica import rules, view
 from games.rng import Rng
 
-
-class Options(Schema):
-    """The rulebook names no variants."""
-
-    class Meta:
-        unknown = RAISE
+if TYPE_CHECKING:
+    from marshmallow import Schema
 
 
 class ResPublica:
@@ -27,7 +21,12 @@ class ResPublica:
     title: str = "Res Publica 2230 AD"
     min_players: int = 2
     max_players: int = 5
-    options: type[Schema] = Options
+
+    @property
+    def options(self) -> type[Schema]:
+        from games.res_publica.options import Options  # here: see options.py
+
+        return Options
 
     def __init__(self, rules_version: str) -> None:
         self.rules_version: str = rules_version
@@ -38,7 +37,8 @@ class ResPublica:
     def setup(self, players: int, options: dict[str, Any], rng: Rng) -> State:
         if not self.min_players <= players <= self.max_players:
             raise ValueError(f"{self.title} is for 2 to 5 players, not {players}")
-        Options().load(options)
+        if options != {}:  # none is always valid, and needs no schema
+            self.options().load(options)
         return rules.setup(players, rng, int(self.rules_version))
 
     def actors(self, state: State) -> set[Seat]:

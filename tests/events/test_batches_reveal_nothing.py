@@ -53,7 +53,8 @@ def test_a_draw_ends_a_batch_whatever_follows_it(redis_client: redis.Redis) -> N
     # or not, gets the same answer, so the answer says nothing about the draw.
     seed = app.store.get_seed(table.id)
     assert seed is not None
-    after, _ = table.game.play(table.state, seat, draw, Rng(seed, table.version + 1))
+    after, _ = table.game.play(table.state, seat, draw,
+                               Rng(table.rng_key(seed), table.version + 1))
     follow_ups = [m["id"] for m in table.game.legal_moves(after, seat)] + ["no-such-move"]
     answers = set()
     for follow_up in follow_ups:
@@ -74,15 +75,16 @@ def quiet_run(table: Table, seat: int, seed: bytes, rng: Rng, longest: int = 5) 
     """Moves for `seat` from here, each showing nothing new, as long as there are some."""
     game, state, version = table.game, table.state, table.version
     assert state is not None
+    key = table.rng_key(seed)  # the game's randomness: the server's seed and the seats'
     planned: list[Move] = []
     while seat in game.actors(state) and len(planned) < longest:
         quiet = [m for m in game.legal_moves(state, seat)
-                 if not ends_batch(game, state, seat, m, seed, version + 1)]
+                 if not ends_batch(game, state, seat, m, key, version + 1)]
         if not quiet:
             break
         move = quiet[rng.randbelow(len(quiet))]
         version += 1
-        state, _ = game.play(state, seat, move, Rng(seed, version))
+        state, _ = game.play(state, seat, move, Rng(key, version))
         planned.append({"id": move["id"]})
     return planned
 

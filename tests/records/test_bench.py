@@ -1,4 +1,5 @@
-"""bench/verify.py runs (one verification per record): its output stays what the README shows."""
+"""bench/verify.py runs (one verification per record, one run of each command): its output
+stays what the README shows."""
 
 from __future__ import annotations
 
@@ -10,10 +11,14 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_verify_benchmark_runs() -> None:
-    done = subprocess.run([sys.executable, "-m", "bench.verify", "--runs", "1"], cwd=REPO_ROOT,
+    done = subprocess.run([sys.executable, "-m", "bench.verify", "--runs", "1",
+                           "--cli-runs", "1"], cwd=REPO_ROOT,
                           capture_output=True, text=True, timeout=120)
 
     assert done.returncode == 0, done.stdout + done.stderr
     assert "res-publica-2230ad         5" in done.stdout
     assert "asking-for-trobils         7" in done.stdout
     assert "5-player Res Publica: median" in done.stdout
+    for cache in ("no bytecode cache", "with a bytecode cache"):
+        assert f"meeple verify, 5-player Res Publica, {cache}: median" in done.stdout
+    assert "meeple verify RECORD.json" in done.stdout

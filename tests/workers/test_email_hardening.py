@@ -25,7 +25,7 @@ def test_a_reply_that_goes_on_after_a_revealing_move_is_refused_as_the_api_would
         assert table.state is not None
         legal = table.game.legal_moves(table.state, seat)
         revealing = [code for code, move in enumerate(legal, start=1)
-                     if ends_batch(table.game, table.state, seat, move, seed,
+                     if ends_batch(table.game, table.state, seat, move, table.rng_key(seed),
                                    table.version + 1)]
         if revealing:
             break

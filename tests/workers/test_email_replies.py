@@ -262,7 +262,8 @@ def chain_of_two(game: Game, table: Table, player: Player, seat: int) -> tuple[i
     seed = game.meeple.store.get_seed(game.id) or b""
     assert table.state is not None
     for code, move in enumerate(table.game.legal_moves(table.state, seat), start=1):
-        if ends_batch(table.game, table.state, seat, move, seed, table.version + 1):
+        if ends_batch(table.game, table.state, seat, move, table.rng_key(seed),
+                      table.version + 1):
             continue  # it must be the last code of a reply, as of a batch sent to the API
         after = decide_moves(table, player.id, seat, [{"id": move["id"]}], seed).table
         if seat in after.actors():
