@@ -22,7 +22,7 @@ COMMANDS = {
     "simulate": "cli.simulate:simulate",
     "smtpd": "cli.smtpd:smtpd",
     "stats": "cli.stats:stats",
-    "verify": "cli.verify:verify",
+    "verify": "cli.main:verify",
     "worker": "cli.worker:worker",
 }
 # Commands that log nothing: they do not set the logs up, and so do not import structlog (a
@@ -57,3 +57,13 @@ def main(ctx: click.Context, log_level: str) -> None:
     from events import logs  # here, not at the top: see UNLOGGED
 
     logs.configure(log_level.upper())
+
+
+@click.command("verify", add_help_option=False,
+               context_settings={"ignore_unknown_options": True})
+@click.argument("arguments", nargs=-1, type=click.UNPROCESSED)
+def verify(arguments: tuple[str, ...]) -> None:
+    """Verify a game record offline: signature, hash chain, seed, every move re-executed."""
+    from cli.verify import run as verify_command
+
+    raise SystemExit(verify_command(list(arguments)))

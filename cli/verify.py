@@ -1,13 +1,18 @@
 """`meeple verify RECORD.json`: check a game record offline (events.records.verify); exit 0
-if it is valid."""
+if it is valid, 1 if not, 2 for a usage error.
+
+It runs on every page view of a record (issue 12: under 0.3 s, start-up included), so it is
+an argparse command that the `meeple` script runs before loading click (cli.main.run): click
+alone is some 50 ms of imports. Under click (`meeple --log-level … verify`, CliRunner) the
+`verify` command of cli.main hands its arguments here unparsed."""
 
 from __future__ import annotations
 
+import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
-
-import click
 
 from events.records.keys import trusted_keys
 from events.records.verify import Report, TrustedKeys, unreadable, verify_record
@@ -21,13 +26,13 @@ def read_json(path: Path) -> Any:
         raise ValueError(str(error)) from None
 
 
-def load_trusted_keys(path: Path | None) -> TrustedKeys | None:
+def load_trusted_keys(path: Path | None, parser: argparse.ArgumentParser) -> TrustedKeys | None:
     if path is None:
         return None
     try:
         return trusted_keys(read_json(path))
     except ValueError as error:
-        raise click.BadParameter(f"{path}: {error}", param_hint="--keys") from None
+        parser.error(f"argument --keys: {path}: {error}")
 
 
 def summary_lines(report: Report, record: Any) -> list[str]:
@@ -69,27 +74,43 @@ def _checked_text(checked: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
-@click.command("verify")
-@click.argument("record_file", metavar="RECORD.json",
-                type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--keys", "keys_file", metavar="KEYS.json", default=None,
-              type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="The server's published keys (what GET /v1/keys answers): the record "
-                   "must then be signed by one of them.")
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def verify(record_file: Path, keys_file: Path | None, as_json: bool) -> None:
-    """Verify a game record offline: signature, hash chain, seed, and every move re-executed
-    with this code's rules. Exit status 0 if it is valid, 1 if not."""
-    keys = load_trusted_keys(keys_file)
+def a_file(text: str) -> Path:
+    path = Path(text)
+    if not path.is_file():
+        raise argparse.ArgumentTypeError(f"{text}: no such file" if not path.exists()
+                                         else f"{text}: not a file")
+    return path
+
+
+def parser() -> argparse.ArgumentParser:
+    made = argparse.ArgumentParser(
+        prog="meeple verify",
+        description="Verify a game record offline: signature, hash chain, seed, and every "
+                    "move re-executed with this code's rules. Exit status 0 if it is valid, "
+                    "1 if not.")
+    made.add_argument("record_file", metavar="RECORD.json", type=a_file)
+    made.add_argument("--keys", dest="keys_file", metavar="KEYS.json", type=a_file,
+                      help="The server's published keys (what GET /v1/keys answers): the "
+                           "record must then be signed by one of them.")
+    made.add_argument("--json", dest="as_json", action="store_true",
+                      help="Print the report as JSON.")
+    return made
+
+
+def run(argv: list[str]) -> int:
+    """`meeple verify` with these arguments; the exit status."""
+    arguments = parser()
+    options = arguments.parse_args(argv)
+    keys = load_trusted_keys(options.keys_file, arguments)
     record: Any = None
     try:
-        record = read_json(record_file)
+        record = read_json(options.record_file)
         report = verify_record(record, keys)
     except ValueError as error:
         report = unreadable(str(error))
-    if as_json:
-        click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+    if options.as_json:
+        text = json.dumps(report.to_json(), indent=2, ensure_ascii=False)
     else:
-        for line in summary_lines(report, record):
-            click.echo(line)
-    raise SystemExit(0 if report.ok else 1)
+        text = "\n".join(summary_lines(report, record))
+    sys.stdout.write(text + "\n")
+    return 0 if report.ok else 1

@@ -19,6 +19,7 @@ def test_the_verify_benchmark_runs() -> None:
     assert "res-publica-2230ad         5" in done.stdout
     assert "asking-for-trobils         7" in done.stdout
     assert "5-player Res Publica: median" in done.stdout
-    for cache in ("no bytecode cache", "with a bytecode cache"):
-        assert f"meeple verify, 5-player Res Publica, {cache}: median" in done.stdout
+    for cache in ("with a bytecode cache", "as make installs it|no bytecode cache"):
+        assert any(f"meeple verify, 5-player Res Publica, {one}: median" in done.stdout
+                   for one in cache.split("|"))
     assert "meeple verify RECORD.json" in done.stdout

@@ -9,7 +9,9 @@ those (events.domain.envelope), so such a record is reported here and read no fu
 
 from __future__ import annotations
 
+import json
 import math
+import re
 from typing import Any
 
 from events.domain.deadlines import MAX_MOVE_SECONDS, is_rule
@@ -74,26 +76,21 @@ MAX_INT = 10 ** 20  # 20 digits, as service.json_body takes a request's integers
 
 
 def _all_plain(record: dict[str, Any]) -> bool:
-    """_plain_json's walk without the paths: a record is nearly always plain, and naming every
-    value's path costs a page view's budget (bench/verify.py)."""
-    stack: list[Any] = [record]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, dict):
-            if not all(isinstance(key, str) for key in value):
-                return False
-            stack.extend(value.values())
-        elif isinstance(value, list):
-            stack.extend(value)
-        elif not _plain_scalar(value):
-            return False
-    return True
+    """Whether _plain_json would find nothing, at the speed of the json module's C code: a
+    record is nearly always plain, and walking every value in Python cost a page view's
+    budget (bench/verify.py). NaN or infinity fails the dump, a non-string key (or a tuple)
+    the round trip, and what may be a 21-digit integer sends the record to the exact walk."""
+    try:
+        text = json.dumps(record, allow_nan=False, ensure_ascii=False)
+        return _LONG_DIGITS.search(text) is None and json.loads(text) == record
+    except (ValueError, TypeError, RecursionError):
+        return False
 
 
-def _plain_scalar(value: Any) -> bool:
-    if isinstance(value, float):
-        return math.isfinite(value)
-    return type(value) is not int or -MAX_INT < value < MAX_INT
+# A number of 21 digits or more in json.dumps' text: after ": ", ", " or "[" (hex hashes hold
+# runs of decimal digits too, but inside quotes; text that looks like this in a string only
+# costs the exact walk).
+_LONG_DIGITS = re.compile(r"[:,\[] ?-?\d{21}")
 
 
 def _plain_json(v: Verification, record: dict[str, Any]) -> bool:
