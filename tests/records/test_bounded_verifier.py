@@ -53,3 +53,24 @@ def test_a_seat_count_the_game_does_not_have_is_refused_not_enumerated(seats):
     paths = [problem.path for problem in report.problems]
     assert "events[0].data.seats" in paths
     assert len(report.problems) <= MAX_LISTED
+
+
+def test_a_deeply_nested_difference_is_reported_as_json():
+    """A fact whose data is nested 600 deep (a hostile record): the report names it, and its
+    JSON form (`meeple verify --json`, POST /v1/records/verify) can be written; it once
+    raised RecursionError, deep-copying the found value."""
+    import json
+
+    record = finished_record("res-publica-2230ad")
+    index, move = next((i, e) for i, e in enumerate(record["events"])
+                       if e["type"] == "MovePlayed" and e["data"]["facts"])
+    deep: list[Any] = []
+    inner = deep
+    for _ in range(600):
+        inner.append([])
+        inner = inner[0]
+    move["data"]["facts"][0]["data"] = {"deep": deep}
+    report = verify_record(record)
+    assert not report.ok
+    assert any(p.path.startswith(f"events[{index}].data.facts[0].data") for p in report.problems)
+    assert json.loads(json.dumps(report.to_json()))["status"] == "invalid"

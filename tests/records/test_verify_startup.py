@@ -132,3 +132,25 @@ print(json.dumps({**listed, "got": [game.id, game.rules_version == GAMES[game.id
         "got": ["res-publica-2230ad", True],
         "then": ["res_publica"],
     }
+
+
+def test_a_report_is_the_same_bytes_whatever_the_hash_seed(tmp_path: Path) -> None:
+    """Options with several unknown fields: the rules' refusal lists them in the order of a
+    set, which PYTHONHASHSEED changes; the report must not (a report is compared, cached and
+    signed as bytes)."""
+    import os
+
+    record = json.loads(golden("res-publica-2230ad-2p-r1.json").read_text())
+    record["events"][0]["data"]["options"] = {name: 1 for name in "abcdefgh"}
+    path = tmp_path / "options.json"
+    path.write_text(json.dumps(record))
+    reports = set()
+    for seed in ("1", "2", "3", "4"):
+        done = subprocess.run([sys.executable, "-c", _RUN, "verify", "--json", str(path),
+                               str(tmp_path / "modules.txt")],
+                              env={**os.environ, "PYTHONHASHSEED": seed}, cwd=tmp_path,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 1, done.stderr
+        reports.add(done.stdout)
+    assert len(reports) == 1
+    assert "Unknown field" in reports.pop()

@@ -196,7 +196,7 @@ class Replay:
         try:
             self.state = self.game.setup(self.seat_count, self.options, Rng(self.key, index + 1))
         except Exception as error:  # noqa: BLE001 - the rules refuse this setup
-            self.stop(index, f"the rules cannot set this game up: {error!r}")
+            self.stop(index, f"the rules cannot set this game up: {_described(error)}")
             return False
         return True
 
@@ -334,3 +334,13 @@ class Replay:
         if self.state is not None and self.ended_at is None and self.game.is_over(self.state):
             self.add("replay", "events", "the game is over by the rules after the last event, "
                      "but no GameEnded follows", expected="GameEnded")
+
+
+def _described(error: Exception) -> str:
+    """The error, the same at every run: the options schema's messages are a dict in the
+    order of a set of field names, which PYTHONHASHSEED changes from run to run."""
+    messages = getattr(error, "messages", None)
+    if isinstance(messages, dict):
+        listed = "; ".join(f"{name}: {messages[name]}" for name in sorted(messages, key=str))
+        return f"{type(error).__name__}({listed})"
+    return repr(error)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import heapq
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from events.records.verify.paths import Difference, brief
@@ -33,7 +33,9 @@ class Problem:
     detail: str
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        # Not dataclasses.asdict: it deep-copies `expected` and `found` recursively, and a
+        # found value nested some 500 deep (a hostile record) exceeded the recursion limit.
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
     def describe(self) -> str:
         where = self.path or "(the record)"
