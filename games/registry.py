@@ -21,6 +21,7 @@ from games.contract import Game
 PACKAGES = {
     "res-publica-2230ad": "games.res_publica",
     "asking-for-trobils": "games.asking_for_trobils",
+    "trappist-one": "games.trappist_one",
 }
 
 

@@ -1,0 +1,70 @@
+"""Trappist One: mega-factories, Biocultist ships and a secret simultaneous start (README.md).
+
+Not registered in games/registry.py yet (README "Status")."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from games.contract import Fact, IllegalMove, Move, ScoreSheet, Seat, State, find_move
+from games.rng import Rng
+from games.trappist_one import rules, view
+
+if TYPE_CHECKING:
+    from marshmallow import Schema
+
+
+class TrappistOne:
+    id: str = "trappist-one"
+    title: str = "Trappist One"
+    min_players: int = 2
+    max_players: int = 4
+
+    @property
+    def options(self) -> type[Schema]:
+        from games.trappist_one.options import Options  # here: see options.py
+
+        return Options
+
+    def __init__(self, rules_version: str) -> None:
+        self.rules_version: str = rules_version
+
+    def __repr__(self) -> str:
+        return f"TrappistOne(rules_version={self.rules_version!r})"
+
+    def setup(self, players: int, options: dict[str, Any], rng: Rng) -> State:
+        if not self.min_players <= players <= self.max_players:
+            raise ValueError(f"{self.title} is for 2 to 4 players, not {players}")
+        loaded = dict(self.options().load(options)) if options else {}
+        return rules.setup(players, loaded, rng)
+
+    def actors(self, state: State) -> set[Seat]:
+        return rules.actors(state)
+
+    def legal_moves(self, state: State, seat: Seat) -> list[Move]:
+        if seat not in rules.actors(state):
+            return []
+        return rules.MOVES[state["phase"]](state, seat)
+
+    def play(self, state: State, seat: Seat, move: Move, rng: Rng) -> tuple[State, list[Fact]]:
+        if seat not in rules.actors(state):
+            raise IllegalMove("not_your_turn", f"seat {seat} is not asked to act now")
+        chosen = find_move(rules.MOVES[state["phase"]](state, seat), move)
+        return rules.play(state, seat, chosen, rng)
+
+    def view(self, state: State, seat: Seat | None) -> dict[str, Any]:
+        return view.view(state, seat)
+
+    def is_over(self, state: State) -> bool:
+        return bool(state["phase"] == "over")
+
+    def score(self, state: State) -> ScoreSheet:
+        return rules.score(state)
+
+    def determinize(self, state: State, seat: Seat, rng: Rng) -> State:
+        return view.determinize(state, seat, rng)
+
+
+# Oldest first; a game keeps the rules it was created with (games.registry).
+VERSIONS: tuple[TrappistOne, ...] = (TrappistOne("1"),)
+GAME = VERSIONS[-1]
