@@ -51,7 +51,9 @@ def new_player() -> dict[str, Any]:
 
 
 def copy_player(p: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a player's area that shares nothing mutable with it."""
     return {
+        **p,
         "hand": dict(p["hand"]), "cargo": list(p["cargo"]),
         "planets": {k: list(v) for k, v in p["planets"].items()},
         "satellites": dict(p["satellites"]), "stations": list(p["stations"]),

@@ -3,6 +3,8 @@
 Secret (decisions note): hands (mega-factory cards and cargo ships), the starting choice
 until the reveal, hangars and scrapyards (face down: their owner sees them, the others see
 how many), the decks and the cards back in the box. Everything else is public.
+`determinize` deals anew less than the view hides: the log names every card in a hangar, a
+scrapyard and a cargo hold (README decision 17).
 
 The starting choice: while `phase == "choose"` another seat's entry shows only
 `has_chosen` and its hand size, which is its starting size minus 3 once it has chosen
@@ -14,8 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 from games.rng import Rng
-from games.trappist_one.board import INVESTMENT, RESOURCES, State
-from games.trappist_one.rules import actors, clone, score
+from games.trappist_one.board import RESOURCES, State
+from games.trappist_one.rules import actors, clone, copy_state, score
 
 
 def view(state: State, seat: int | None) -> dict[str, Any]:
@@ -91,58 +93,42 @@ def prompt(state: State, seat: int | None) -> str | None:
 
 
 def determinize(state: State, seat: int, rng: Rng) -> State:
-    """A state `seat` cannot tell from this one: the unseen cards dealt anew.
+    """A state `seat` cannot tell from this one: only what nobody but its holder can know is
+    dealt anew (README decision 17).
 
-    Mega-factory cards: the deck, the other hands and the other starting choices are one
-    pool, dealt back in the same sizes. Investment cards: the deck, the removed cards, the
-    other seats' cargo ships in hand and their scrapyards' investment cards, likewise
-    (README "Status": this ignores what a seat saw being bought). Hangars: the other seats'
-    ships are one pool."""
-    new = clone(state)
+    Every investment card is bought face up and every ship call, cargo-ship use, hand-limit
+    cargo discard and Fragmentum scrap is a public fact, so the public log names every card
+    in another seat's cargo in hand, scrapyard and hangar (a hangar discard takes the oldest
+    card, README decision 4): they stay as they are, although the view shows only their
+    counts (face down, decisions note). Dealt anew:
+    - mega-factory cards: the deck, the other seats' hands and their starting choices not yet
+      revealed are one pool, dealt back in the same sizes (the discard pile is public);
+    - investment cards: the deck and the cards back in the box are one pool, dealt back in
+      the same sizes."""
+    new = copy_state(state)
     others = [s for s in range(state["players"]) if s != seat]
-    # mega-factory cards
-    pool = list(new["factory_deck"])
-    for s in others:
-        p = new["seats"][s]
-        pool += [r for r in RESOURCES for _ in range(p["hand"][r])]
-        if p["pick"] is not None:
-            pool += [r for r in RESOURCES for _ in range(p["pick"][r])]
-    rng.shuffle(pool)
-    for s in others:
-        p = new["seats"][s]
-        n = sum(p["hand"].values())
-        p["hand"] = {r: 0 for r in RESOURCES}
-        for r in pool[:n]:
-            p["hand"][r] += 1
-        del pool[:n]
-        if p["pick"] is not None:
-            p["pick"] = {r: 0 for r in RESOURCES}
-            for r in pool[:3]:
-                p["pick"][r] += 1
-            del pool[:3]
-    new["factory_deck"] = pool
-    # investment cards: others' cargo ships in hand are cargo ships, the rest is any card
+    _deal_factories(new, others, rng)
     cards = list(new["investment_deck"]) + list(new["removed"])
-    for s in others:
-        p = new["seats"][s]
-        cards += p["cargo"] + [c for c in p["scrapyard"] if c in INVESTMENT]
     rng.shuffle(cards)
-    cargo = [c for c in cards if INVESTMENT[c]["kind"] == "cargo"]
-    for s in others:
-        p = new["seats"][s]
-        p["cargo"], cargo = cargo[: len(p["cargo"])], cargo[len(p["cargo"]) :]
-        for c in p["cargo"]:
-            cards.remove(c)
-    rest = iter(cards)
-    new["investment_deck"] = [next(rest) for _ in new["investment_deck"]]
-    new["removed"] = [next(rest) for _ in new["removed"]]
-    for s in others:
-        p = new["seats"][s]
-        p["scrapyard"] = [next(rest) if c in INVESTMENT else c for c in p["scrapyard"]]
-    ships = [sh for s in others for sh in new["seats"][s]["hangar"]]
-    rng.shuffle(ships)
-    for s in others:
-        n = len(new["seats"][s]["hangar"])
-        new["seats"][s]["hangar"], ships = ships[:n], ships[n:]
+    size = len(new["investment_deck"])
+    new["investment_deck"], new["removed"] = cards[:size], cards[size:]
     return new
 
+
+def _deal_factories(state: State, others: list[int], rng: Rng) -> None:
+    """The factory deck, the hands and the unrevealed picks of `others`: one pool, dealt back
+    in the same sizes (a hand of counts by resource)."""
+    players = [state["seats"][s] for s in others]
+    piles = [p["hand"] for p in players] + [p["pick"] for p in players if p["pick"] is not None]
+    pool = list(state["factory_deck"])
+    for pile in piles:
+        pool += [r for r in RESOURCES for _ in range(pile[r])]
+    rng.shuffle(pool)
+    for pile in piles:
+        n = sum(pile.values())
+        for r in RESOURCES:
+            pile[r] = 0
+        for r in pool[:n]:
+            pile[r] += 1
+        del pool[:n]
+    state["factory_deck"] = pool

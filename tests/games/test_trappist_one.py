@@ -1,8 +1,11 @@
 """Scenario tests for Trappist One: each quotes the rulebook sentence it checks.
 
-Rulebook: /work/shared/rulebooks/trappist-one.txt; decisions: /work/shared/games/trappist-one.md.
-The game is not registered yet (games/trappist_one/README.md "Status"), so the conformance
-checks are driven here directly.
+Rulebook: /work/shared/rulebooks/trappist-one.txt; decisions: /work/shared/games/trappist-one.md;
+numbered decisions: games/trappist_one/README.md. A scenario sets the state up by hand (the
+helpers below; the card data is Meeple's stand-in, so a scenario picks cards of the kind the
+rulebook's example needs from components.json), then plays moves through the game interface.
+The end of the game and the scoring: test_trappist_one_scoring.py; random-play properties:
+test_trappist_one_props.py; the conformance suite: tests/games/test_conformance.py.
 """
 
 from __future__ import annotations
@@ -10,25 +13,25 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from marshmallow import ValidationError
 
-from games.contract import IllegalMove
+from games.contract import Fact, IllegalMove
 from games.rng import Rng
 from games.trappist_one import GAME
 from games.trappist_one.board import (
     INVESTMENT,
-    PLANETS,
+    PLANET_VP,
     RESOURCES,
     SHIPS,
     hand_limit,
-    hand_size,
 )
 from tests.games import conformance as conf
 
 State = dict[str, Any]
 SOLAR, EXO, ATMO, TITAN = RESOURCES
+
+
+# --- helpers -------------------------------------------------------------------------------
 
 
 def rng(n: int = 0) -> Rng:
@@ -39,7 +42,7 @@ def new_game(players: int = 4, seed: int = 0, **options: Any) -> State:
     return GAME.setup(players, options, Rng(b"seed-%d" % seed, 0))
 
 
-def play(state: State, seat: int, move_id: str, n: int = 1) -> tuple[State, list[Any]]:
+def play(state: State, seat: int, move_id: str, n: int = 1) -> tuple[State, list[Fact]]:
     return GAME.play(state, seat, {"id": move_id}, rng(n))
 
 
@@ -55,6 +58,10 @@ def started(players: int = 4, seed: int = 0, **options: Any) -> State:
     return state
 
 
+def hand_total(state: State, seat: int) -> int:
+    return sum(state["seats"][seat]["hand"].values())
+
+
 def set_hand(state: State, seat: int, **hand: int) -> None:
     """Give `seat` exactly these factory cards: its old hand goes back into the deck."""
     player = state["seats"][seat]
@@ -67,6 +74,13 @@ def set_hand(state: State, seat: int, **hand: int) -> None:
         player["hand"][r] = n
 
 
+def stack_deck(state: State, *resources: str) -> None:
+    """The next draws give `resources`, in this order (the deck's top is its end)."""
+    for r in resources:
+        state["factory_deck"].remove(r)
+    state["factory_deck"].extend(reversed(resources))
+
+
 def to_phase(state: State, phase: str) -> State:
     seat = state["active"]
     if phase in ("buying", "phase3") and state["phase"] == "benefit":
@@ -77,13 +91,82 @@ def to_phase(state: State, phase: str) -> State:
     return state
 
 
-def market_card(state: State, slot: int, kind: str) -> str:
-    """Put a card of `kind` into market slot `slot` (swapped with the investment deck)."""
-    card = next(c for c in state["investment_deck"] if INVESTMENT[c]["kind"] == kind)
-    state["investment_deck"].remove(card)
+def _fits(card: str, kind: str | None, want: dict[str, Any]) -> bool:
+    spec = INVESTMENT[card]
+    if kind is not None and spec["kind"] != kind:
+        return False
+    for key, value in want.items():
+        if key == "ability":
+            have = spec.get("ability")
+            if (value is None) != (have is None) or (value and not value.items() <= have.items()):
+                return False
+        elif key == "resources":
+            if set(spec.get("resources", [])) != set(value):
+                return False
+        elif spec.get(key) != value:
+            return False
+    return True
+
+
+def take_card(state: State, kind: str | None = None, *, market: bool = True,
+              **want: Any) -> str:
+    """An investment card of `kind` with these data fields (`ability`: these entries;
+    `resources`: this set), out of the deck or the box, else (with `market`) out of the
+    market, whose gap is then filled from the deck."""
+    for pile in ("investment_deck", "removed"):
+        for card in state[pile]:
+            if _fits(card, kind, want):
+                state[pile].remove(card)
+                return str(card)
+    for slot, card in enumerate(state["market"]):
+        if market and card is not None and _fits(card, kind, want):
+            state["market"][slot] = state["investment_deck"].pop()
+            return str(card)
+    raise LookupError(f"no {kind} card with {want} left")
+
+
+def market_card(state: State, slot: int, kind: str, **want: Any) -> str:
+    """Put a card of `kind` into market slot `slot` (the card there goes under the deck)."""
+    card = take_card(state, kind, market=False, **want)
     state["investment_deck"].insert(0, state["market"][slot])
     state["market"][slot] = card
     return card
+
+
+def take_ship(state: State, clan: str) -> str:
+    """The top Biocultist ship of `clan`'s stack on Earth, taken off it."""
+    return str(state["earth"][clan].pop(0))
+
+
+SIMPLE = ("buy", "done", "skip", "pass")  # moves that end a step without changing stargold
+
+
+def simple_move(state: State, seat: int) -> str:
+    """A move that goes on without gaining or paying stargold where one exists: skip the
+    benefits, buy nothing, ship (or build), produce nothing, decline reactions."""
+    legal = ids(state, seat)
+    for move in SIMPLE:
+        if move in legal:
+            return move
+    for prefix in ("decline:", "ship:", "cargo:", "discard:", "build:"):
+        for move in legal:
+            if move.startswith(prefix):
+                return move
+    return legal[0]
+
+
+def finish_turn(state: State) -> State:
+    """Play simple moves until the active seat's turn is over."""
+    seat, n = state["active"], 0
+    while state["phase"] != "over" and state["active"] == seat:
+        n += 1
+        actor = min(GAME.actors(state))
+        state, _ = play(state, actor, simple_move(state, actor), n)
+    return state
+
+
+def public(facts: list[Fact]) -> list[Fact]:
+    return [f for f in facts if f["to"] == "all"]
 
 
 # --- setup ---------------------------------------------------------------------------------
@@ -193,26 +276,33 @@ def _three(hand: dict[str, int]) -> list[str]:
 
 def test_lux_benefit_is_optional() -> None:
     """"BENEFIT: During the BENEFIT PHASE (1), you receive 1 stargold." and "Benefits are
-    optional"."""
+    optional, so you choose which ones, if any, you want to receive each turn." """
     state = started()
     state["seats"][0]["planets"]["lux"] = [SOLAR, SOLAR, SOLAR]
     assert {"lux", "buy"} <= set(ids(state, 0))
-    after, _ = play(state, 0, "lux")
+    after, facts = play(state, 0, "lux")
     assert after["seats"][0]["stargold"] == 1 and "lux" not in ids(after, 0)
+    assert facts[0]["data"]["gain"] == 1
     skipped, _ = play(state, 0, "buy")
     assert skipped["phase"] == "buying" and skipped["seats"][0]["stargold"] == 0
 
 
 def test_sophus_pays_one_draws_two() -> None:
-    """"BENEFIT: During the BENEFIT PHASE (1), you can pay 1 stargold piece to draw 2 cards"."""
+    """"BENEFIT: During the BENEFIT PHASE (1), you can pay 1 stargold piece to draw 2 cards
+    from the mega-factory deck." """
     state = started()
     state["seats"][0]["planets"]["sophus"] = [EXO, EXO, EXO]
     state["seats"][0]["stargold"] = 1
-    before = sum(state["seats"][0]["hand"].values())
+    stack_deck(state, TITAN, ATMO)
+    before = dict(state["seats"][0]["hand"])
     after, facts = play(state, 0, "sophus")
-    assert after["seats"][0]["stargold"] == 0
-    assert sum(after["seats"][0]["hand"].values()) == before + 2
+    assert after["seats"][0]["stargold"] == 0 and facts[0]["data"]["cost"] == 1
+    assert after["seats"][0]["hand"] == {**before, TITAN: before[TITAN] + 1,
+                                         ATMO: before[ATMO] + 1}
     assert all(f["to"] == [0] for f in facts if "drawn" in f["data"])
+    poor = started()
+    poor["seats"][0]["planets"]["sophus"] = [EXO, EXO, EXO]
+    assert "sophus" not in ids(poor, 0)  # nothing to pay with
 
 
 def test_fragmentum_example() -> None:
@@ -221,13 +311,53 @@ def test_fragmentum_example() -> None:
     state = started()
     player = state["seats"][0]
     player["planets"]["fragmentum"] = [TITAN, TITAN, TITAN]
-    sat = next(c for c, s in INVESTMENT.items() if s["kind"] == "satellite" and s["cost"] == 3
-               and c in state["investment_deck"])
-    state["investment_deck"].remove(sat)
+    sat = take_card(state, "satellite", cost=3)
     player["satellites"]["capital_one"] = sat
-    after, _ = play(state, 0, f"fragmentum:{sat}")
-    assert after["seats"][0]["stargold"] == 2
+    after, facts = play(state, 0, f"fragmentum:{sat}")
+    assert after["seats"][0]["stargold"] == 2 and facts[0]["data"]["gain"] == 2
     assert sat in after["seats"][0]["scrapyard"] and not after["seats"][0]["satellites"]
+    assert not any(m.startswith("fragmentum:") for m in ids(after, 0))  # once a phase
+    after = to_phase(after, "buying")  # README decision 24: the orbit is free again
+    market_card(after, 0, "satellite")
+    after["seats"][0]["stargold"] = 10
+    assert "buy:0:capital_one" in ids(after, 0)
+
+
+def test_card_benefits_are_optional_and_once_each() -> None:
+    """"In this phase, the active player receives benefits from some of the planets,
+    satellites and orbital stations." "You decide the order in which you want to receive the
+    benefits." (each once per benefit phase: README decision 7)"""
+    state = started()
+    player = state["seats"][0]
+    player["planets"]["lux"] = [SOLAR]
+    gold = take_card(state, "satellite", ability={"benefit_stargold": 1})
+    draw = take_card(state, "satellite", ability={"benefit_draw": 1})
+    player["satellites"] = {"capital_one": gold, "lux": draw}
+    assert {f"benefit:{gold}", f"benefit:{draw}"} <= set(ids(state, 0))
+    hand = hand_total(state, 0)
+    state, _ = play(state, 0, f"benefit:{draw}")
+    state, facts = play(state, 0, f"benefit:{gold}")
+    assert hand_total(state, 0) == hand + 1 and state["seats"][0]["stargold"] == 1
+    assert facts[0]["data"] == {"seat": 0, "card": gold, "gain": 1}
+    assert ids(state, 0) == ["buy"]
+
+
+def test_a_benefit_plays_a_factory_without_bonus() -> None:
+    """"When you play a mega-factory using the ability of a satellite, independent orbital
+    station or planet ... you WILL NOT get the construction bonus or the immediate advantage,
+    if it was the third factory." (it still controls the planet: decisions note)"""
+    state = started()
+    card = take_card(state, "station", ability={"benefit_play_factory": True})
+    state["seats"][0]["stations"] = [card]
+    state["seats"][0]["planets"]["lux"] = [EXO, EXO]
+    set_hand(state, 0, exovegetation=1)
+    state, _ = play(state, 0, f"benefit:{card}")
+    assert state["phase"] == "place" and ids(state, 0) == ["place:exovegetation:lux", "skip"]
+    state, facts = play(state, 0, "place:exovegetation:lux")
+    player = state["seats"][0]
+    assert player["planets"]["lux"] == [EXO, EXO, EXO] and player["stargold"] == 0
+    assert hand_total(state, 0) == 0 and state["phase"] == "benefit"
+    assert any(f["data"].get("planet") == "lux" and "controls" in f["text"] for f in facts)
 
 
 # --- 2. buying phase ---------------------------------------------------------------------
@@ -238,65 +368,140 @@ def test_buying_the_card_pointing_at_another_pays_them_one() -> None:
     total price to the player the card was pointing at. The rest of the stargold is paid to
     the supply." """
     state = to_phase(started(), "buying")
-    card = market_card(state, 2, "station")
+    card = market_card(state, 2, "station", cost=3)
     state["seats"][0]["stargold"] = 10
-    after, _ = play(state, 0, "buy:2")
-    assert after["seats"][0]["stargold"] == 10 - INVESTMENT[card]["cost"]
-    assert after["seats"][2]["stargold"] == 1
+    after, facts = play(state, 0, "buy:2")
+    assert after["seats"][0]["stargold"] == 7 and after["seats"][2]["stargold"] == 1
     assert card in after["seats"][0]["stations"]
+    assert facts[0]["data"] == {"seat": 0, "card": card, "slot": 2, "cost": 3,
+                                "paid_to": {"seat": 2, "stargold": 1}}
 
 
-def test_buying_the_card_pointing_at_you_pays_the_supply() -> None:
-    """"If you buy the card that points at you, just pay its price in stargold to the
-    supply. The same happens if you buy the card pointing at no one during a 3-player game." """
-    for players, slot in ((4, 0), (3, 3)):
-        state = to_phase(started(players), "buying")
-        market_card(state, slot, "station")
-        state["seats"][0]["stargold"] = 10
-        after, _ = play(state, 0, f"buy:{slot}")
-        assert all(p["stargold"] == 0 for p in after["seats"][1:])
+@pytest.mark.parametrize(("players", "slot", "pointed"), [
+    (2, 0, None), (2, 1, None), (2, 2, 1), (2, 3, 1),
+    (3, 0, None), (3, 1, 1), (3, 2, 2), (3, 3, None),
+    (4, 0, None), (4, 1, 1), (4, 2, 2), (4, 3, 3)])
+def test_the_market_by_player_count(players: int, slot: int, pointed: int | None) -> None:
+    """"If you buy the card that points at you, just pay its price in stargold to the supply.
+    The same happens if you buy the card pointing at no one during a 3-player game." "If you
+    are playing a 2-player game, 2 cards should be pointing at each player." (seat 0 buys)"""
+    state = to_phase(started(players), "buying")
+    market_card(state, slot, "station", cost=3)
+    state["seats"][0]["stargold"] = 10
+    after, _ = play(state, 0, f"buy:{slot}")
+    others = [p["stargold"] for p in after["seats"][1:]]
+    assert after["seats"][0]["stargold"] == 7
+    assert others == [1 if s == pointed else 0 for s in range(1, players)]
 
 
 def test_gaps_are_refilled_only_before_phase_3() -> None:
     """"Unless the effect of a card or planet states otherwise, you do not fill the gaps
-    immediately after buying a card." "Before moving on to phase 3, you need to fill up all
-    the gaps in the market area with new cards from the investment deck." """
+    immediately after buying a card. This means that you are usually limited to 4 purchases
+    per turn." "Before moving on to phase 3, you need to fill up all the gaps in the market
+    area with new cards from the investment deck." """
     state = to_phase(started(), "buying")
-    market_card(state, 0, "station")
-    state["seats"][0]["stargold"] = 10
-    after, _ = play(state, 0, "buy:0")
-    assert after["market"][0] is None
-    assert not any(m.startswith("buy:0") for m in ids(after, 0))
-    done, _ = play(after, 0, "done")
-    assert done["market"][0] is not None and done["phase"] == "phase3"
+    for slot in range(4):
+        market_card(state, slot, "cargo")
+    state["seats"][0]["stargold"] = 30
+    for slot in range(4):
+        state, _ = play(state, 0, f"buy:{slot}")
+        assert state["market"][slot] is None
+    assert ids(state, 0) == ["done"]  # four purchases, no more
+    top = state["investment_deck"][-4:]
+    done, facts = play(state, 0, "done")
+    assert done["market"] == top[::-1] and done["phase"] == "phase3"
+    assert [f["data"]["slot"] for f in facts] == [0, 1, 2, 3]
 
 
 def test_morula_calva() -> None:
-    """"When you buy a card that does not point at you ... you do not have to give 1 stargold
-    to the player it points at. Also, refill the gap in the market area as soon as you buy a
-    card." """
+    """"When you buy a card that does not point at you during the BUYING PHASE (2), you do not
+    have to give 1 stargold to the player it points at. Also, refill the gap in the market
+    area as soon as you buy a card." (the whole price to the supply: decisions note)"""
     state = to_phase(started(), "buying")
     state["seats"][0]["planets"]["morula_calva"] = [ATMO, ATMO, ATMO]
-    market_card(state, 1, "station")
+    market_card(state, 1, "station", cost=3)
     state["seats"][0]["stargold"] = 10
+    top = state["investment_deck"][-1]
+    after, facts = play(state, 0, "buy:1")
+    assert after["seats"][1]["stargold"] == 0 and after["seats"][0]["stargold"] == 7
+    assert "paid_to" not in facts[0]["data"]
+    assert after["market"][1] == top and after["phase"] == "buying"
+
+
+def test_a_refill_card_refills_at_once() -> None:
+    """"Unless the effect of a card or planet states otherwise, you do not fill the gaps
+    immediately after buying a card." (a `buy_refill` station, like Morula Calva, says
+    otherwise; it does not spare the 1 stargold to the pointed-at player)"""
+    state = to_phase(started(), "buying")
+    state["seats"][0]["stations"] = [take_card(state, "station", ability={"buy_refill": True})]
+    market_card(state, 1, "station", cost=3)
+    state["seats"][0]["stargold"] = 10
+    top = state["investment_deck"][-1]
     after, _ = play(state, 0, "buy:1")
-    assert after["seats"][1]["stargold"] == 0
-    assert after["market"][1] is not None
+    assert after["market"][1] == top and after["seats"][1]["stargold"] == 1
+    fresh = to_phase(started(), "buying")  # README decision 20: it refills its own gap
+    card = market_card(fresh, 0, "station", ability={"buy_refill": True})
+    fresh["seats"][0]["stargold"] = 10
+    after, _ = play(fresh, 0, "buy:0")
+    assert after["seats"][0]["stations"] == [card] and after["market"][0] is not None
+
+
+@pytest.mark.parametrize(("cost", "slot", "pays", "to_player"),
+                         [(3, 1, 2, 1), (2, 1, 1, 1), (1, 1, 1, 1), (1, 0, 0, 0), (3, 0, 2, 0)])
+def test_a_discount_comes_off_the_supplys_share(cost: int, slot: int, pays: int,
+                                                to_player: int) -> None:
+    """"If you buy a card that points to another player, you have to pay 1 stargold of the
+    total price to the player the card was pointing at. The rest of the stargold is paid to
+    the supply." "Some effects of cards ... may affect these rules" (a `buy_discount` of 1
+    comes off the supply's share: components.json, README decision 8)"""
+    state = to_phase(started(), "buying")
+    state["seats"][0]["stations"] = [take_card(state, "station", ability={"buy_discount": 1})]
+    kind = "worker" if cost == 1 else "station"
+    market_card(state, slot, kind, cost=cost)
+    state["seats"][0]["stargold"] = 10
+    after, facts = play(state, 0, f"buy:{slot}")
+    assert after["seats"][0]["stargold"] == 10 - pays and facts[0]["data"]["cost"] == pays
+    assert after["seats"][1]["stargold"] == to_player
 
 
 def test_satellite_needs_a_free_slot_over_a_planet_with_a_factory() -> None:
     """"Place them in a slot over a planet ("orbit") that has at least one mega-factory. You
-    can only buy a satellite if you have one of these slots available." """
+    can only buy a satellite if you have one of these slots available." "You can't place more
+    than one satellite over the same planet." """
     state = to_phase(started(), "buying")
     card = market_card(state, 0, "satellite")
     state["seats"][0]["stargold"] = 10
     assert [m for m in ids(state, 0) if m.startswith("buy:0")] == ["buy:0:capital_one"]
-    other = next(c for c in state["investment_deck"] if INVESTMENT[c]["kind"] == "satellite")
+    other = take_card(state, "satellite")
     state["seats"][0]["satellites"]["capital_one"] = other
     assert not any(m.startswith("buy:0") for m in ids(state, 0))
     del state["seats"][0]["satellites"]["capital_one"]
     after, _ = play(state, 0, "buy:0:capital_one")
     assert after["seats"][0]["satellites"] == {"capital_one": card}
+
+
+def test_stations_are_unlimited() -> None:
+    """"These cards do not take up any space on your board, so you can collect as many as you
+    want during the game." """
+    state = to_phase(started(), "buying")
+    state["seats"][0]["stations"] = [take_card(state, "station") for _ in range(3)]
+    card = market_card(state, 0, "station")
+    state["seats"][0]["stargold"] = 10
+    after, _ = play(state, 0, "buy:0")
+    assert after["seats"][0]["stations"][-1] == card and len(after["seats"][0]["stations"]) == 4
+
+
+def test_a_cargo_ship_goes_to_the_hand() -> None:
+    """"Cargo ships: Add them to your hand. ... These cards stay in your hand until you use
+    them, so they account for your maximum hand size." """
+    state = to_phase(started(), "buying")
+    card = market_card(state, 0, "cargo")
+    state["seats"][0]["stargold"] = 10
+    before = GAME.view(state, 1)["players"][0]["hand_count"]
+    after, facts = play(state, 0, "buy:0")
+    assert after["seats"][0]["cargo"] == [card]
+    assert GAME.view(after, 1)["players"][0]["hand_count"] == before + 1
+    assert facts[0]["to"] == "all" and facts[0]["data"]["card"] == card  # bought face up
 
 
 def test_hired_worker_plays_a_matching_factory_without_bonus() -> None:
@@ -315,8 +520,25 @@ def test_hired_worker_plays_a_matching_factory_without_bonus() -> None:
     placed, _ = play(after, 0, target)
     planet = target.split(":")[2]
     assert placed["seats"][0]["planets"][planet] == [clan]
-    assert sum(placed["seats"][0]["hand"].values()) == 0  # no construction bonus
+    assert hand_total(placed, 0) == 0  # no construction bonus
     assert placed["phase"] == "buying"
+
+
+def test_a_third_factory_played_by_a_worker_controls_but_pays_nothing() -> None:
+    """"IMPORTANT: When you hire a Biocultist worker and play a factory, you will not receive
+    that factory's construction bonus nor its immediate stargold bonus (if it was the last
+    factory of that planet)." (the planet is controlled all the same: decisions note)"""
+    state = to_phase(started(), "buying")
+    market_card(state, 0, "worker", clan=TITAN, cost=1)
+    set_hand(state, 0, titanium=1)
+    state["seats"][0]["planets"]["lux"] = [TITAN, TITAN]
+    state["seats"][0]["stargold"] = 1
+    state, _ = play(state, 0, "buy:0")
+    state, facts = play(state, 0, "place:titanium:lux")
+    assert state["seats"][0]["planets"]["lux"] == [TITAN] * 3
+    assert state["seats"][0]["stargold"] == 0 and hand_total(state, 0) == 0
+    assert any("controls" in f["text"] and f["data"]["planet"] == "lux" for f in facts)
+    assert not any("gain" in f["data"] for f in facts) and state["phase"] == "buying"
 
 
 def test_worker_without_matching_card_is_still_hired() -> None:
@@ -346,96 +568,148 @@ def test_construction_limits() -> None:
     assert [m for m in ids(state, 0) if m.startswith("build:")] == ["build:solar:lux"]
 
 
-def test_construction_bonus_and_control() -> None:
-    """"draw as many cards as the amount of different resources that planet produces" and
-    "You receive as many stargold pieces as the number of mega-factories of the same and most
-    abundant type on that planet." (the first example: 3 resources, 3 cards, 1 stargold)"""
+@pytest.mark.parametrize(("before", "draws", "gold"), [
+    ([EXO, ATMO], 3, 1), ([ATMO], 2, 0), ([SOLAR, SOLAR], 1, 3)])
+def test_construction_bonus_examples(before: list[str], draws: int, gold: int) -> None:
+    """"After building a solar energy mega-factory, the planet produces 3 different resources
+    (solar energy, exovegetation and atmosphere). This player draws 3 cards from the
+    mega-factory deck and also controls this planet now." / "... 2 different resources (solar
+    energy and atmosphere). This player draws 2 cards" / "... 1 kind of resource (solar
+    energy). This player draws 1 card from the mega-factory deck and also controls this planet
+    now." and "You would get only 1 stargold in the first case ... You would get 3 stargold in
+    the third case ... You would not get any stargold for the second case, since that planet
+    is not under your control, yet." """
     state = to_phase(started(), "phase3")
     set_hand(state, 0, solar=1)
-    state["seats"][0]["planets"]["lux"] = [EXO, ATMO]
-    after, _ = play(state, 0, "build:solar:lux")
+    state["seats"][0]["planets"]["navalis"] = list(before)
+    drawn = [TITAN, TITAN, EXO][:draws]
+    stack_deck(state, *drawn)
+    after, facts = play(state, 0, "build:solar:navalis")
     player = after["seats"][0]
-    assert sum(player["hand"].values()) == 3 and player["stargold"] == 1
-
-
-def test_three_of_a_kind_pays_three() -> None:
-    """"You would get 3 stargold in the third case, since the most abundant mega-factory type
-    is the solar energy factory and you have 3 of them." (1 card: 1 resource)"""
-    state = to_phase(started(), "phase3")
-    set_hand(state, 0, solar=1)
-    state["seats"][0]["planets"]["lux"] = [SOLAR, SOLAR]
-    after, _ = play(state, 0, "build:solar:lux")
-    assert sum(after["seats"][0]["hand"].values()) == 1 and after["seats"][0]["stargold"] == 3
+    assert player["planets"]["navalis"] == [*before, SOLAR]
+    assert player["hand"] == {r: drawn.count(r) for r in RESOURCES}
+    assert player["stargold"] == gold
+    controlled = any("controls" in f["text"] for f in facts)
+    assert controlled == (len(before) == 2)
+    assert sum(f["data"].get("gain", 0) for f in facts) == gold
 
 
 def test_architecton_plays_another_for_its_place() -> None:
-    """"This mega-factory will cost you 1 stargold if it is the first factory on its planet, 2
-    if it is the second and 3 if it is the third. Playing mega-factories like this does not
-    count as construction, so you do not get the usual bonuses." """
+    """"When you build a mega-factory in the MEGA-FACTORY CONSTRUCTION PHASE (A), you can pay
+    stargold to play another mega-factory right after. This mega-factory will cost you 1
+    stargold if it is the first factory on its planet, 2 if it is the second and 3 if it is
+    the third. Playing mega-factories like this does not count as construction, so you do not
+    get the usual bonuses." """
     state = to_phase(started(), "phase3")
     state["seats"][0]["planets"]["architecton"] = [TITAN, TITAN, TITAN]
     state["seats"][0]["stargold"] = 5
     set_hand(state, 0, solar=2)
     after, _ = play(state, 0, "build:solar:lux")
-    assert after["phase"] == "architecton"
+    assert after["phase"] == "architecton" and "skip" in ids(after, 0)
     extra = next(m for m in GAME.legal_moves(after, 0) if m["id"] == "extra:solar:lux")
     assert extra["cost"] == 2
-    hand = sum(after["seats"][0]["hand"].values())
-    done, _ = play(after, 0, "extra:solar:lux")
-    assert done["seats"][0]["stargold"] == 3
+    hand = hand_total(after, 0)
+    done, facts = play(after, 0, "extra:solar:lux")
+    assert done["seats"][0]["stargold"] == 3 and facts[0]["data"]["cost"] == 2
     assert done["seats"][0]["planets"]["lux"] == [SOLAR, SOLAR]
-    assert sum(done["seats"][0]["hand"].values()) == hand - 1
+    assert hand_total(done, 0) == hand - 1
 
 
 # --- 3B. shipment ------------------------------------------------------------------------
 
 
 def test_shipment_example_1_specialised_production() -> None:
-    """"The ship is blue, which stands for the Clan specialized in atmospheres, so you draw 1
-    card from the mega-factory deck for each mega-factory that produces atmospheres on all your
-    planets. In this case, you have 3, so you draw 3 cards." """
+    """"You call a Biocultist ship from Earth. The ship is blue, which stands for the Clan
+    specialized in atmospheres, so you draw 1 card from the mega-factory deck for each
+    mega-factory that produces atmospheres on all your planets. In this case, you have 3, so
+    you draw 3 cards." """
     state = to_phase(started(), "phase3")
     state["seats"][0]["planets"]["capital_one"] = [ATMO, ATMO, SOLAR]
-    state["seats"][0]["planets"]["lux"] = [ATMO]
+    state["seats"][0]["planets"]["lux"] = [ATMO, TITAN]
     set_hand(state, 0)
-    after, facts = play(state, 0, "ship:atmosphere")
-    assert sum(after["seats"][0]["hand"].values()) == 3
+    stack_deck(state, SOLAR, EXO, EXO)
+    after, _ = play(state, 0, "ship:atmosphere")
+    assert after["seats"][0]["hand"] == {SOLAR: 1, EXO: 2, ATMO: 0, TITAN: 0}
     assert after["phase"] == "produce"
 
 
+def _example_2(atmosphere_factories: int) -> tuple[State, str]:
+    """The state of shipment Example 2 ("2 solar energy mega-factories and 4 exovegetation
+    mega-factories"), with the two titanium factories of the non-specialised production
+    example, and `atmosphere_factories` of atmosphere; the cargo ship is a solar and
+    exovegetation one of loading capacity 5 ("it is 5"), from the Exodite stand-ins."""
+    state = to_phase(started(exodite=True), "phase3")
+    planets = state["seats"][0]["planets"]
+    planets["capital_one"] = [SOLAR, EXO, TITAN]
+    planets["lux"] = [EXO, EXO, TITAN]
+    if atmosphere_factories:
+        planets["sophus"] = [ATMO, ATMO, EXO]
+        planets["fragmentum"] = [SOLAR]
+    else:
+        planets["fragmentum"] = [SOLAR, EXO]
+    cargo = take_card(state, "cargo", resources=[SOLAR, EXO], capacity=5)
+    state["seats"][0]["cargo"] = [cargo]
+    set_hand(state, 0, atmosphere=1)
+    stack_deck(state, TITAN, TITAN, TITAN, EXO, SOLAR, ATMO)
+    return state, cargo
+
+
+def test_shipment_example_2_a_cargo_ship_of_two_resources() -> None:
+    """"This cargo ship is specialized in 2 resources: solar energy and exovegetation (yellow
+    and green). Thus, she draws 1 card from the mega-factory deck for each mega-factory that
+    produces solar energy or exovegetation on all her planets. In this case, she would draw 6
+    cards (2 solar energy mega-factories and 4 exovegetation mega-factories)." """
+    state, cargo = _example_2(atmosphere_factories=0)
+    after, facts = play(state, 0, f"cargo:{cargo}")
+    assert hand_total(after, 0) == 1 + 6
+    assert [f["data"]["count"] for f in public(facts) if "count" in f["data"]] == [6]
+
+
 def test_non_specialised_production_example() -> None:
-    """"The player chooses to discard 2 titanium, 1 exovegetation and 1 solar energy ... it is 5
-    and she only produced 4 times ... she cannot play a third titanium card because she already
-    used her two available titanium mega-factories, and she cannot use her atmosphere cards
-    because she does not have a mega-factory of that type ... puts the 4 produced stargold
-    pieces on Capital One." """
-    state = to_phase(started(), "phase3")
-    player = state["seats"][0]
-    player["planets"]["capital_one"] = [SOLAR, EXO, TITAN]
-    player["planets"]["lux"] = [TITAN, EXO, EXO]
-    cargo = next(c for c, s in INVESTMENT.items() if s["kind"] == "cargo"
-                 and s["capacity"] == 5 and c in state["investment_deck"])
-    state["investment_deck"].remove(cargo)
-    player["cargo"] = [cargo]
-    set_hand(state, 0)
+    """"after finishing her specialized production and drawing 6 cards ... The player chooses
+    to discard 2 titanium, 1 exovegetation and 1 solar energy mega-factory cards ... Although
+    the loading capacity of her cargo ship would have allowed her to produce one more time (it
+    is 5 and she only produced 4 times), she cannot produce with any of the remaining cards in
+    her hand: she cannot play a third titanium card because she already used her two
+    available titanium mega-factories, and she cannot use her atmosphere cards because she
+    does not have a mega-factory of that type. ... puts the 4 produced stargold pieces on
+    Capital One." """
+    state, cargo = _example_2(atmosphere_factories=0)
     state, _ = play(state, 0, f"cargo:{cargo}")
-    set_hand(state, 0, titanium=3, exovegetation=1, solar=1, atmosphere=2)
     assert state["shipment"]["capacity"] == 5
-    for r in ("titanium", "titanium", "exovegetation", "solar"):
+    assert state["seats"][0]["hand"] == {SOLAR: 1, EXO: 1, ATMO: 2, TITAN: 3}
+    for r in (TITAN, TITAN, EXO, SOLAR):
         state, _ = play(state, 0, f"produce:{r}")
-    assert "produce:titanium" not in ids(state, 0)
-    assert "produce:atmosphere" not in ids(state, 0)
-    state, _ = play(state, 0, "done")
-    assert state["seats"][0]["stargold"] == 4
+    assert ids(state, 0) == ["done"]
+    state, facts = play(state, 0, "done")
+    assert state["seats"][0]["stargold"] == 4 and facts[0]["data"]["gain"] == 4
     assert cargo in state["seats"][0]["scrapyard"]
+    assert state["factory_discard"] == {SOLAR: 1, EXO: 1, ATMO: 0, TITAN: 2}
+
+
+def test_non_specialised_production_example_with_two_atmosphere_factories() -> None:
+    """"If she had had 2 atmosphere mega-factories on her planets, she could have produced in
+    both of them by discarding one of the cards in her hangar to increase her loading
+    capacity to 6." and "IMPORTANT: You can produce in ANY mega-factory during the
+    non-specialized production phase, even if the resources do not match" """
+    state, cargo = _example_2(atmosphere_factories=2)
+    state["seats"][0]["hangar"] = [take_ship(state, TITAN)]
+    state, _ = play(state, 0, f"cargo:{cargo}")
+    for r in (TITAN, TITAN, EXO, SOLAR, ATMO):
+        state, _ = play(state, 0, f"produce:{r}")
+    assert ids(state, 0) == ["hangar", "done"]  # the capacity of 5 is used up
+    state, _ = play(state, 0, "hangar")
+    assert state["shipment"]["capacity"] == 6 and state["seats"][0]["hangar"] == []
+    state, _ = play(state, 0, "produce:atmosphere")
+    state, _ = play(state, 0, "done")
+    assert state["seats"][0]["stargold"] == 6 and state["ship_discard"] == 1
 
 
 def test_biocultist_ship_to_hangar_and_hangar_adds_capacity() -> None:
     """"If you called a Biocultist ship, put the ship in your hangar face down." and "you can
     increase your loading capacity by 1 for each card you discard from your hangar"."""
     state = to_phase(started(), "phase3")
-    state["seats"][0]["hangar"] = ["ship-solar-4"]
-    state["earth"]["solar"] = [s for s in state["earth"]["solar"] if s != "ship-solar-4"]
+    state["seats"][0]["hangar"] = [take_ship(state, SOLAR)]
     ship = state["earth"]["titanium"][0]
     after, _ = play(state, 0, "ship:titanium")
     cap = after["shipment"]["capacity"]
@@ -443,8 +717,25 @@ def test_biocultist_ship_to_hangar_and_hangar_adds_capacity() -> None:
     after, _ = play(after, 0, "hangar")
     assert after["shipment"]["capacity"] == cap + 1 and after["seats"][0]["hangar"] == []
     after, _ = play(after, 0, "done")
-    if after["active"] == 0:
-        assert after["seats"][0]["hangar"] == [ship]
+    assert after["seats"][0]["hangar"] == [ship]
+    seen = GAME.view(after, 1)["players"][0]
+    assert seen["hangar_count"] == 1 and "hangar" not in seen  # face down
+
+
+def test_a_shipment_may_produce_nothing() -> None:
+    """"If there are no Biocultist ships left from one or more of the clans, you cannot call
+    those clans." and a shipment that produces nothing (decisions note: "a shipment may
+    produce nothing")."""
+    state = to_phase(started(), "phase3")
+    state["earth"][ATMO] = []
+    assert "ship:atmosphere" not in ids(state, 0)
+    set_hand(state, 0)
+    state["seats"][0]["planets"]["capital_one"] = [SOLAR, SOLAR, SOLAR]
+    ship = state["earth"][TITAN][0]
+    state, _ = play(state, 0, "ship:titanium")
+    assert ids(state, 0) == ["done"]
+    state, _ = play(state, 0, "done")
+    assert state["seats"][0]["stargold"] == 0 and state["seats"][0]["hangar"] == [ship]
 
 
 def test_navalis_adds_one() -> None:
@@ -455,69 +746,118 @@ def test_navalis_adds_one() -> None:
     ship = state["earth"]["exovegetation"][0]
     after, _ = play(state, 0, "ship:exovegetation")
     assert after["shipment"]["capacity"] == SHIPS[ship]["capacity"] + 1
+    cargo = take_card(state, "cargo")
+    state["seats"][0]["cargo"] = [cargo]
+    after, _ = play(state, 0, f"cargo:{cargo}")
+    assert after["shipment"]["capacity"] == INVESTMENT[cargo]["capacity"] + 1
 
 
 # --- reactions out of turn ------------------------------------------------------------------
 
 
 def _give_reaction(state: State, seat: int, clan: str) -> str:
-    """A `react_clan_draw: clan` card from the deck, the box or the market (refilled from the
-    deck), into `seat`'s play area."""
-    for slot, c in enumerate(state["market"]):
-        if c and (INVESTMENT[c].get("ability") or {}).get("react_clan_draw") == clan:
-            state["market"][slot] = state["investment_deck"].pop()
-            state["seats"][seat]["stations"].append(c)
-            return str(c)
-    pile = next(p for p in ("investment_deck", "removed")
-                if any((INVESTMENT[c].get("ability") or {}).get("react_clan_draw") == clan
-                       for c in state[p]))
-    card = next(c for c in state[pile]
-                if (INVESTMENT[c].get("ability") or {}).get("react_clan_draw") == clan)
-    state[pile].remove(card)
-    state["seats"][seat]["stations"].append(card)
+    """A `react_clan_draw: clan` card into `seat`'s play area (a satellite over Capital One if
+    that orbit is free, else as a station: where it sits does not matter to the reaction)."""
+    card = take_card(state, ability={"react_clan_draw": clan})
+    player = state["seats"][seat]
+    if INVESTMENT[card]["kind"] == "satellite" and "capital_one" not in player["satellites"]:
+        player["satellites"]["capital_one"] = card
+    else:
+        player["stations"].append(card)
     return card
 
 
-def test_reaction_makes_its_owner_an_actor_out_of_turn() -> None:
+def test_reaction_makes_its_owners_actors_together() -> None:
     """"Satellites and orbital stations can have abilities that trigger during another
-    player's action." Several owners decide together; declining is a move; the draws take
-    effect clockwise from the active player (decisions note)."""
+    player's action. You have to be very careful not to miss those moments!" Several owners
+    decide together, and declining is a move (decisions note: "A reaction that needs a
+    decision makes its owner an actor out of turn")."""
     state = to_phase(started(4, exodite=True), "phase3")  # two solar reactions exist
-    a = _give_reaction(state, 3, "solar")
-    b = _give_reaction(state, 1, "solar")
-    assert a != b
-    hands = [sum(p["hand"].values()) for p in state["seats"]]
+    a = _give_reaction(state, 3, SOLAR)
+    b = _give_reaction(state, 1, SOLAR)
+    hands = [hand_total(state, s) for s in range(4)]
     state, _ = play(state, 0, "ship:solar")
     assert state["phase"] == "react" and GAME.actors(state) == {1, 3}
-    assert GAME.legal_moves(state, 0) == []
+    assert GAME.legal_moves(state, 0) == [] and GAME.legal_moves(state, 2) == []
+    assert ids(state, 3) == [f"react:{a}", f"decline:{a}"]
     state, _ = play(state, 3, f"react:{a}")
     assert GAME.actors(state) == {1}
     state, facts = play(state, 1, f"decline:{b}")
     assert state["phase"] == "produce" and GAME.actors(state) == {0}
-    assert sum(state["seats"][3]["hand"].values()) == hands[3] + 1
-    assert sum(state["seats"][1]["hand"].values()) == hands[1]
+    assert hand_total(state, 3) == hands[3] + 1 and hand_total(state, 1) == hands[1]
     drawn = [f for f in facts if "drawn" in f["data"]]
-    assert drawn and drawn[0]["to"] == [3]  # what a reaction shows is its owner's alone
+    assert drawn[0]["to"] == [3]  # what a reaction shows is its owner's alone
 
 
-def test_no_reaction_to_your_own_call() -> None:
-    """"abilities that trigger during another player's action" """
-    state = to_phase(started(4), "phase3")
-    _give_reaction(state, 0, "solar")
+def test_reactions_take_effect_clockwise_from_the_active_player() -> None:
+    """Decisions note: "Several reactions to one trigger take effect clockwise from the
+    active player." Seat 2 calls; seats 3 and 0 react (in the order 0, then 3): seat 3 draws
+    first. Each sees only its own drawn card."""
+    state = started(4, exodite=True)
+    state = finish_turn(finish_turn(state))
+    state = to_phase(state, "phase3")
+    assert state["active"] == 2
+    a = _give_reaction(state, 0, SOLAR)
+    b = _give_reaction(state, 3, SOLAR)
+    hands = [dict(p["hand"]) for p in state["seats"]]
+    stack_deck(state, ATMO, TITAN)
+    state, _ = play(state, 2, "ship:solar")
+    assert GAME.actors(state) == {0, 3}
+    state, _ = play(state, 0, f"react:{a}")
+    assert hand_total(state, 0) == sum(hands[0].values())  # nothing drawn before all decide
+    state, facts = play(state, 3, f"react:{b}")
+    assert state["seats"][3]["hand"][ATMO] == hands[3][ATMO] + 1
+    assert state["seats"][0]["hand"][TITAN] == hands[0][TITAN] + 1
+    private = [(f["to"], f["data"]["drawn"]) for f in facts if "drawn" in f["data"]]
+    assert private[:2] == [([3], {ATMO: 1}), ([0], {TITAN: 1})]
+    seen_by_0 = GAME.view(state, 0)["players"][3]
+    assert "hand" not in seen_by_0 and seen_by_0["hand_count"] == hand_total(state, 3)
+
+
+def test_a_seat_decides_its_reactions_one_at_a_time() -> None:
+    """README decision 16: "a seat with several reactions decides them one at a time"."""
+    state = to_phase(started(3, exodite=True), "phase3")
+    a = _give_reaction(state, 1, SOLAR)
+    b = _give_reaction(state, 1, SOLAR)
+    hand = hand_total(state, 1)
     state, _ = play(state, 0, "ship:solar")
-    assert state["phase"] == "produce"
+    first = ids(state, 1)
+    assert len(first) == 2 and first[0].split(":", 1)[1] in {a, b}
+    state, _ = play(state, 1, first[1])  # decline the first
+    second = ids(state, 1)
+    assert second != first and GAME.actors(state) == {1}
+    state, _ = play(state, 1, second[0])  # use the second
+    assert hand_total(state, 1) == hand + 1 and state["phase"] == "produce"
+
+
+def test_no_reaction_to_your_own_call_nor_to_a_cargo_ship() -> None:
+    """"abilities that trigger during another player's action"; a cargo ship has no clan
+    (README decision 16)."""
+    state = to_phase(started(4), "phase3")
+    _give_reaction(state, 0, SOLAR)
+    after, _ = play(state, 0, "ship:solar")
+    assert after["phase"] == "produce"
+    state = to_phase(started(4), "phase3")
+    _give_reaction(state, 1, SOLAR)
+    cargo = take_card(state, "cargo", resources=[SOLAR])
+    state["seats"][0]["cargo"] = [cargo]
+    after, _ = play(state, 0, f"cargo:{cargo}")
+    assert after["phase"] == "produce"
 
 
 # --- 4. end phase --------------------------------------------------------------------------
 
 
 def test_hand_limit() -> None:
-    """"Capital One allows you to hold up to 5 cards ... For each additional planet you have at
-    least one mega-factory on your hand limit increases by 1." """
+    """"Capital One allows you to hold up to 5 cards in your hand at the end of your turn. For
+    each additional planet you have at least one mega-factory on your hand limit increases by
+    1. Remember: you just need one mega-factory on a planet to increase your hand size, you do
+    not have to control it!" """
     state = to_phase(started(), "phase3")
     assert hand_limit(state["seats"][0]) == 5
     state["seats"][0]["planets"]["lux"] = [SOLAR]
     assert hand_limit(state["seats"][0]) == 6
+    state["seats"][0]["planets"]["capital_one"] = [SOLAR, SOLAR, SOLAR]  # no titanium to draw
     set_hand(state, 0, solar=9)
     state["seats"][0]["planets"]["lux"] = []
     after, _ = play(state, 0, "ship:titanium")
@@ -525,97 +865,96 @@ def test_hand_limit() -> None:
     assert after["phase"] == "end" and after["active"] == 0
     while after["phase"] == "end":
         after, _ = play(after, 0, ids(after, 0)[0])
-    assert sum(after["seats"][0]["hand"].values()) == 5  # only Capital One has factories
+    assert hand_total(after, 0) == 5 and after["factory_discard"][SOLAR] == 4
     assert after["active"] == 1
 
 
-# --- end of the game and scoring -----------------------------------------------------------
+def test_a_cargo_ship_discarded_at_the_hand_limit_goes_to_the_scrapyard() -> None:
+    """"Both, mega-factory cards and bought cargo ships, account for this limit." "The
+    discarded cards go either in your scrapyard (cargo ships) or into the general discard pile
+    (mega-factories)." """
+    state = to_phase(started(), "phase3")
+    state["seats"][0]["planets"]["capital_one"] = [SOLAR, SOLAR, SOLAR]  # no titanium to draw
+    set_hand(state, 0, solar=5)
+    cargo = take_card(state, "cargo")
+    state["seats"][0]["cargo"] = [cargo]
+    state, _ = play(state, 0, "ship:titanium")
+    state, _ = play(state, 0, "done")
+    assert ids(state, 0) == ["discard:solar", f"discard:{cargo}"]
+    state, facts = play(state, 0, f"discard:{cargo}")
+    assert state["seats"][0]["scrapyard"] == [cargo] and state["active"] == 1
+    assert facts[0]["to"] == "all" and facts[0]["data"]["card"] == cargo
 
 
-def test_trigger_finishes_the_round() -> None:
-    """"The game will go on as usual until the last player of this round has finished her
-    turn." """
-    state = to_phase(started(3), "phase3")
-    for clan in RESOURCES:
-        state["earth"][clan] = []
-    state["earth"]["solar"] = ["ship-solar-1"]
-    state, _ = play(state, 0, "ship:solar")
-    while state["phase"] != "benefit" or state["active"] == 0:
-        state, _ = play(state, 0, ids(state, 0)[0])
-    assert state["ending"] == "ships" and state["active"] == 1
-    for seat in (1, 2):
-        while state["active"] == seat and state["phase"] != "over":
-            state, _ = play(state, seat, ids(state, seat)[-1])
-    assert state["phase"] == "over" and GAME.actors(state) == set()
+# --- planets -------------------------------------------------------------------------------
 
 
-def test_investment_trigger_and_refill_from_removed() -> None:
-    """"The investment deck runs out of cards." and "you can use the removed cards to refill
-    the market area until all players have played their last turns. You can do the same
-    during a two or three-player game without the expansion using the removed cards." """
-    for refill in (True, False):
-        state = to_phase(started(2, refill_from_removed=refill), "buying")
-        market_card(state, 0, "station")
-        state["removed"] += state["investment_deck"]
-        state["investment_deck"] = []
-        state["seats"][0]["stargold"] = 10
-        state, _ = play(state, 0, "buy:0")
-        state, facts = play(state, 0, "done")
-        assert state["ending"] == "investment"
-        assert (state["market"][0] is not None) == refill
-
-
-def test_factory_trigger_needs_deck_and_discard_empty() -> None:
-    """"The mega-factory deck runs out of cards and there are no mega-factories left in the
-    general discard pile." (and the discard pile is reshuffled into a new deck first)"""
-    state = to_phase(started(2), "phase3")
-    set_hand(state, 0, solar=1)
-    state["factory_discard"]["titanium"] = len(state["factory_deck"])
-    state["factory_deck"] = []
-    after, facts = play(state, 0, "build:solar:lux")
-    assert after["ending"] is None and after["reshuffles"] == 1
-    assert any("shuffled" in f["text"] for f in facts)
-    state["factory_discard"]["titanium"] = 0
-    after, _ = play(state, 0, "build:solar:lux")
-    assert after["ending"] == "factories"
-
-
-def test_all_planets_trigger_and_total_control() -> None:
-    """"A player controls all her planets on the solar system board." and "The player who
-    controls all planets on her board scores 2 extra dominion points." """
-    state = to_phase(started(2), "phase3")
-    player = state["seats"][0]
-    for planet in PLANETS:
-        if planet not in ("capital_one", "lux"):
-            player["planets"][planet] = [SOLAR, SOLAR, SOLAR]
-    player["planets"]["lux"] = [SOLAR, SOLAR]
-    set_hand(state, 0, solar=1)
-    after, _ = play(state, 0, "build:solar:lux")
-    assert after["ending"] == "all_planets"
-    assert GAME.score(after)["seats"][0]["breakdown"]["total_control"] == 2
-
-
-def test_stargold_breaks_ties_and_equal_stargold_all_score() -> None:
-    """"If there is a tie, at any moment during scoring, the mega-corporation with the most
-    amount of stargold wins the tie and scores the points. If there is also a tie on
-    stargold, all tied mega-corporations get the full score for that point." """
-    state = started(3)
-    workers = [c for c, s in INVESTMENT.items() if s["kind"] == "worker" and s["clan"] == TITAN]
-    for seat in range(3):
-        state["seats"][seat]["scrapyard"] = [workers[seat]]
-    state["seats"][0]["stargold"], state["seats"][1]["stargold"] = 5, 5
+def test_capital_one() -> None:
+    """"This planet does not grant you any ability or benefit, you already start the game
+    controlling it." and "At the beginning of the game you already have presence and control
+    over Capital One." """
+    state = started(2)
+    for player in state["seats"]:
+        assert len(player["planets"]["capital_one"]) == 3 and hand_limit(player) == 5
+    assert ids(state, 0) == ["buy"]  # no benefit
     sheet = GAME.score(state)
-    clans = [e["breakdown"]["clans"] for e in sheet["seats"]]
-    assert clans == [1, 1, 0]
+    assert all(e["breakdown"]["planets"] == PLANET_VP["capital_one"] for e in sheet["seats"])
 
 
-# --- conformance (the game is not in the registry yet) -------------------------------------
+# --- what a seat knows ---------------------------------------------------------------------
+
+
+def test_determinize_keeps_what_the_log_names() -> None:
+    """README decision 17: another seat's cargo in hand, scrapyard and hangar were all named
+    in public facts, so a determinization keeps them; its mega-factory hand and the decks are
+    dealt anew from the unseen cards."""
+    state = to_phase(started(3), "buying")
+    market_card(state, 0, "cargo")
+    market_card(state, 1, "worker")
+    state["seats"][0]["stargold"] = 20
+    state, _ = play(state, 0, "buy:0")
+    state, _ = play(state, 0, "buy:1")
+    if state["phase"] == "place":
+        state, _ = play(state, 0, "skip")
+    state, _ = play(state, 0, "done")
+    state, _ = play(state, 0, "ship:solar")
+    state = finish_turn(state)
+    seen = GAME.view(state, 1)["players"][0]
+    assert "scrapyard" not in seen and seen["scrapyard_count"] == 1  # face down in the view
+    changed = 0
+    for n in range(8):
+        other = GAME.determinize(state, 1, rng(n))
+        for key in ("cargo", "scrapyard", "hangar"):
+            assert other["seats"][0][key] == state["seats"][0][key]
+        assert other["seats"][1] == state["seats"][1]
+        changed += other["seats"][0]["hand"] != state["seats"][0]["hand"]
+        changed += other["investment_deck"] != state["investment_deck"]
+    assert changed
+
+
+def test_determinize_deals_the_unrevealed_picks_anew() -> None:
+    """"Each player chooses 3 mega-factories from their hands." A pick not yet revealed is
+    dealt anew with the deck and the other hands, 3 cards again."""
+    state = new_game(3)
+    state, _ = play(state, 1, ids(state, 1)[-1])
+    picks = set()
+    for n in range(12):
+        other = GAME.determinize(state, 0, rng(n))
+        assert sum(other["seats"][1]["pick"].values()) == 3
+        assert other["seats"][0] == state["seats"][0]
+        picks.add(tuple(sorted(other["seats"][1]["pick"].items())))
+    assert len(picks) > 1
+
+
+# --- conformance, every combination of the options -----------------------------------------
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 @pytest.mark.parametrize("options", [{}, {"expert_scoring": True}, {"exodite": True},
-                                     {"expert_scoring": True, "exodite": True}])
+                                     {"expert_scoring": True, "exodite": True},
+                                     {"exodite": True, "refill_from_removed": False}])
 def test_conformance(players: int, options: dict[str, Any]) -> None:
+    """tests/games/test_conformance.py flips one option at a time; here every combination."""
     conf.check_metadata(GAME)
     for seed in range(3):
         conf.check_playout(GAME, players, seed, options=options)
@@ -625,46 +964,3 @@ def test_conformance(players: int, options: dict[str, Any]) -> None:
         conf.check_determinize(GAME, players, seed, options=options, every=4)
         conf.check_play_does_not_mutate(GAME, players, seed, options=options, every=4)
         conf.check_json_round_trip(GAME, players, seed, options=options, every=4)
-
-
-# --- properties ----------------------------------------------------------------------------
-
-
-def _places(state: State) -> tuple[int, list[str], list[str]]:
-    factories = len(state["factory_deck"]) + sum(state["factory_discard"].values())
-    cards = list(state["investment_deck"]) + list(state["removed"])
-    cards += [x for x in state["market"] if x is not None]
-    ships = [s for stack in state["earth"].values() for s in stack]
-    if state["shipment"] is not None:
-        (ships if state["shipment"]["ship"] in SHIPS else cards).append(
-            state["shipment"]["ship"])
-    for p in state["seats"]:
-        factories += sum(p["hand"].values()) + sum(len(f) for f in p["planets"].values())
-        factories += sum((p["pick"] or {}).values())
-        cards += p["cargo"] + list(p["satellites"].values()) + p["stations"] + p["scrapyard"]
-        ships += p["hangar"]
-    return factories, cards, ships
-
-
-@settings(max_examples=15, deadline=None)
-@given(seed=st.integers(0, 10**6), players=st.integers(2, 4), exodite=st.booleans())
-def test_every_card_in_exactly_one_place(seed: int, players: int, exodite: bool) -> None:
-    """Every mega-factory, investment card and ship is in exactly one place at every step
-    (hangar discards leave the game: `ship_discard`); the hand limit holds at every turn's
-    end; production never exceeds the loading capacity."""
-    playout = conf.Playout(GAME, players, seed, options={"exodite": exodite})
-    start = _places(playout.state)
-    for step in playout:
-        state = step.after
-        factories, cards, ships = _places(state)
-        assert factories == 80
-        assert sorted(cards) == sorted(start[1]) and len(set(cards)) == len(cards)
-        assert len(ships) + state["ship_discard"] == len(start[2])
-        assert len(set(ships)) == len(ships)
-        if state["shipment"] is not None:
-            assert sum(state["shipment"]["produced"].values()) <= state["shipment"]["capacity"]
-        ended = state["phase"] == "over" or (state["phase"] == "benefit"
-                                             and state["active"] != step.state["active"])
-        if ended and step.state["phase"] != "choose":
-            before = state["seats"][step.state["active"]]
-            assert hand_size(before) <= hand_limit(before)

@@ -42,6 +42,11 @@ GOLDEN: list[tuple[str, int, dict[str, Any], tuple[int, ...], bool]] = [
     ("res-publica-2230ad", 3, {}, (2,), False),
     ("asking-for-trobils", 2, {"short_game": True}, (), False),
     ("asking-for-trobils", 3, {}, (0,), True),
+    # Trappist One: one record per combination of its two variants
+    ("trappist-one", 2, {}, (), True),
+    ("trappist-one", 3, {"expert_scoring": True}, (1,), False),
+    ("trappist-one", 4, {"exodite": True}, (3,), False),
+    ("trappist-one", 2, {"expert_scoring": True, "exodite": True}, (0,), False),
 ]
 
 
@@ -63,18 +68,29 @@ def published_keys(key: Ed25519PrivateKey) -> dict[str, Any]:
                       "created_at": "2030-01-01T00:00:00.000Z", "current": True}]}
 
 
+# Games whose records were made before seeds and ids named the variant (kept as they are).
+NAMED_BEFORE_VARIANTS = {"res-publica-2230ad", "asking-for-trobils"}
+
+
+def variant_of(options: dict[str, Any]) -> str:
+    return "".join(f"-{name}" for name, on in sorted(options.items()) if on)
+
+
 def file_name(game_type: str, players: int, options: dict[str, Any], rules_version: str) -> str:
-    variant = "".join(f"-{name}" for name, on in sorted(options.items()) if on)
-    return f"{game_type}-{players}p{variant}-r{rules_version}.json"
+    return f"{game_type}-{players}p{variant_of(options)}-r{rules_version}.json"
 
 
 def make_record(game_type: str, players: int, options: dict[str, Any], bots: tuple[int, ...],
                 scored: bool, key: Ed25519PrivateKey) -> dict[str, Any]:
-    seed = f"golden/{game_type}/{players}".encode()
+    name = f"{game_type}/{players}"
+    if game_type not in NAMED_BEFORE_VARIANTS:  # two records of one player count differ
+        name += variant_of(options).replace("-", "/")
+    seed = f"golden/{name}".encode()
     clock = fixed_clock()
     table, envelopes = play_offline(game_type, players, seed, Rng(b"golden bots", players),
                                     options=options, bots=bots,
-                                    game_id=f"golden-{game_type}-{players}", clock=clock)
+                                    game_id="golden-" + name.replace("/", "-").replace("_", "-"),
+                                    clock=clock)
     if scored:
         # The rows as the scoring worker writes them (events.readmodels.ratings); records
         # made before this file did so carry {"seat", "player_id", "mu_before", "mu_after"}.
