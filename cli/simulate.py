@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import tempfile
@@ -11,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import click
 import redis
@@ -36,6 +38,7 @@ class Outcome:
     moves: int
     winners: tuple[int, ...] = ()
     error: str | None = None
+    end: str | None = None  # how the game ended, when its score sheet says ("end")
 
 
 @dataclass
@@ -46,6 +49,7 @@ class Tally:
     moves: int = 0
     errors: list[str] = field(default_factory=list)
     wins: Counter[int] = field(default_factory=Counter)
+    ends: Counter[str] = field(default_factory=Counter)
     seconds: float = 0.0
 
     def add(self, outcome: Outcome) -> None:
@@ -56,11 +60,15 @@ class Tally:
         else:
             self.finished += 1
             self.wins.update(outcome.winners)
+            if outcome.end is not None:
+                self.ends[outcome.end] += 1
 
 
-def play_one(app: Meeple, game_type: str, players: int, rng: Rng, batch: int = 1) -> Outcome:
+def play_one(app: Meeple, game_type: str, players: int, rng: Rng, batch: int = 1,
+             options: dict[str, Any] | None = None) -> Outcome:
     """A game of `players` random bots through the use cases, `batch` moves per call."""
-    table = app.create_game(HOST, game_type, players, bots=list(range(players)), join=False)
+    table = app.create_game(HOST, game_type, players, options=options or {},
+                            bots=list(range(players)), join=False)
     moves = 0
     try:
         while table.status is not Status.ENDED:
@@ -73,7 +81,8 @@ def play_one(app: Meeple, game_type: str, players: int, rng: Rng, batch: int = 1
         return Outcome(moves, error=f"{table.id} at version {table.version}: {error!r}")
     assert table.result is not None
     winners = tuple(row["seat"] for row in table.result["seats"] if row["rank"] == 1)
-    return Outcome(moves, winners)
+    end = table.result.get("end")
+    return Outcome(moves, winners, end=end if isinstance(end, str) else None)
 
 
 def play_bot_moves(app: Meeple, table: Table, rng: Rng, batch: int) -> Table:
@@ -98,7 +107,9 @@ def play_bot_moves(app: Meeple, table: Table, rng: Rng, batch: int) -> Table:
         move = random_move(game, state, seat, rng)
         version += 1
         # A move that shows something new ends a batch (games.information), as for a client.
-        last = seat != actors[0] or ends_batch(game, state, seat, move, key, version)
+        # The check costs several plays of the move: skip it when the batch is full anyway.
+        last = (seat != actors[0] or len(planned) + 1 == batch
+                or ends_batch(game, state, seat, move, key, version))
         state, _ = game.play(state, seat, move, Rng(key, version))
         planned.append({"id": move["id"]})
         seats.append(seat)
@@ -119,11 +130,28 @@ def _start_worker(url: str) -> None:
     _app = Meeple(redis.Redis.from_url(url))
 
 
-def _play_indexed(task: tuple[str, int, str, int, int]) -> Outcome:
-    game_type, players, seed, index, batch = task
+Task = tuple[str, int, str, int, int, dict[str, Any]]
+
+
+def _play_indexed(task: Task) -> Outcome:
+    game_type, players, seed, index, batch, options = task
     assert _app is not None
     rng = Rng(seed.encode(), players * 1_000_000 + index)
-    return play_one(_app, game_type, players, rng, batch)
+    return play_one(_app, game_type, players, rng, batch, options)
+
+
+def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
+    """`--option NAME=VALUE`, the value read as JSON (true, 3, "x") or else as text."""
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        name, sep, raw = pair.partition("=")
+        if not sep or not name:
+            raise click.BadParameter(f"{pair!r} is not NAME=VALUE", param_hint="--option")
+        try:
+            options[name] = json.loads(raw)
+        except ValueError:
+            options[name] = raw
+    return options
 
 
 @click.command("simulate")
@@ -136,14 +164,22 @@ def _play_indexed(task: tuple[str, int, str, int, int]) -> Outcome:
               help="Processes playing games at once.")
 @click.option("--batch", default=1, show_default=True, type=click.IntRange(min=1, max=50),
               help="Moves per call, as a client may send several at once (all or nothing).")
+@click.option("--option", "option_pairs", multiple=True, metavar="NAME=VALUE",
+              help="A table option of the game (repeatable), e.g. --option exodite=true.")
 def simulate(game_type: str, games: int, players: int | None, seed: str, jobs: int,
-             batch: int) -> None:
+             batch: int, option_pairs: tuple[str, ...]) -> None:
     """Play bot-only games through the use cases and report errors, wins and speed.
 
     Uses MEEPLE_REDIS_URL when set; otherwise a throw-away redis-server in a
     temporary folder.
     """
     game = Meeple.game_type(game_type)
+    options = parse_options(option_pairs)
+    if options:
+        try:
+            game.options().load(options)
+        except Exception as error:  # marshmallow's ValidationError: say which option is wrong
+            raise click.BadParameter(str(error), param_hint="--option") from None
     counts = [players] if players else list(range(game.min_players, game.max_players + 1))
     if any(not game.min_players <= count <= game.max_players for count in counts):
         raise click.BadParameter(
@@ -155,18 +191,19 @@ def simulate(game_type: str, games: int, players: int | None, seed: str, jobs: i
         pool = stack.enter_context(
             multiprocessing.get_context("fork").Pool(jobs, _start_worker, (url,))
         )
-        tallies = [run_count(pool, game.id, count, games, seed, batch) for count in counts]
+        tallies = [run_count(pool, game.id, count, games, seed, batch, options)
+                   for count in counts]
     report(tallies)
     if any(t.errors for t in tallies):
         raise SystemExit(1)
 
 
 def run_count(pool: multiprocessing.pool.Pool, game_type: str, count: int, games: int,
-              seed: str, batch: int = 1) -> Tally:
+              seed: str, batch: int = 1, options: dict[str, Any] | None = None) -> Tally:
     tally = Tally(players=count)
     started = time.perf_counter()
-    tasks: Iterator[tuple[str, int, str, int, int]] = (
-        (game_type, count, seed, index, batch) for index in range(games)
+    tasks: Iterator[Task] = (
+        (game_type, count, seed, index, batch, options or {}) for index in range(games)
     )
     outcomes = pool.imap_unordered(_play_indexed, tasks)
     for outcome in tqdm(outcomes, total=games, desc=f"{count} players", unit="game"):
@@ -177,15 +214,22 @@ def run_count(pool: multiprocessing.pool.Pool, game_type: str, count: int, games
 
 def report(tallies: list[Tally]) -> None:
     click.echo(f"{'players':>7} {'games':>6} {'finished':>8} {'moves':>9} {'errors':>6}"
-               f" {'moves/game':>10} {'moves/s':>8}  wins per seat")
+               f" {'moves/game':>10} {'moves/s':>8} {'games/s':>8}  wins per seat")
     for t in tallies:
         wins = " ".join(f"{seat}:{t.wins[seat]}" for seat in range(t.players))
         rate = t.moves / t.seconds if t.seconds else 0.0
+        games_rate = t.games / t.seconds if t.seconds else 0.0
         per_game = t.moves / t.games if t.games else 0.0
         click.echo(f"{t.players:>7} {t.games:>6} {t.finished:>8} {t.moves:>9}"
-                   f" {len(t.errors):>6} {per_game:>10.0f} {rate:>8.0f}  {wins}")
+                   f" {len(t.errors):>6} {per_game:>10.0f} {rate:>8.0f} {games_rate:>8.1f}"
+                   f"  {wins}")
         for error in t.errors[:10]:
             click.echo(f"  error: {error}", err=True)
+    for t in tallies:
+        if t.ends:  # the games whose score sheet names how they ended
+            shares = ", ".join(f"{end} {count / t.finished:.1%}"
+                               for end, count in sorted(t.ends.items(), key=lambda e: -e[1]))
+            click.echo(f"{t.players} players ended by: {shares}")
 
 
 def _throwaway_redis(stack: ExitStack) -> str:

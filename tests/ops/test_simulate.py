@@ -16,7 +16,9 @@ def test_simulate_finishes_games_and_prints_a_summary(redis_url: str, redis_clie
         [str(BIN / "meeple"), "simulate", "res-publica-2230ad", "--games", "3", "--players", "2",
          "--jobs", "2"], env=env, capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr
-    header, row = done.stdout.strip().splitlines()[-2:]
+    lines = done.stdout.strip().splitlines()
+    at = next(i for i, line in enumerate(lines) if line.split()[:1] == ["players"])
+    header, row = lines[at], lines[at + 1]
     assert header.split()[:5] == ["players", "games", "finished", "moves", "errors"]
     players, games, finished, moves, errors = (int(x) for x in row.split()[:5])
     assert (players, games, finished, errors) == (2, 3, 3, 0) and moves > 0
@@ -29,3 +31,25 @@ def test_simulate_refuses_a_player_count_the_game_does_not_allow() -> None:
     done = subprocess.run([str(BIN / "meeple"), "simulate", "res-publica-2230ad", "--players", "9"],
                           capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 2 and "2 to 5 players" in done.stderr
+
+
+def test_simulate_plays_with_table_options_and_says_how_games_ended(redis_url: str) -> None:
+    env = {**os.environ, "MEEPLE_REDIS_URL": redis_url}
+    done = subprocess.run(
+        [str(BIN / "meeple"), "simulate", "trappist-one", "--games", "4", "--players", "3",
+         "--option", "exodite=true", "--option", "expert_scoring=true"],
+        env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.strip().splitlines()
+    at = next(i for i, line in enumerate(lines) if line.split()[:1] == ["players"])
+    players, games, finished, _moves, errors = (int(x) for x in lines[at + 1].split()[:5])
+    assert (players, games, finished, errors) == (3, 4, 4, 0)
+    ended = next(line for line in lines if line.startswith("3 players ended by: "))
+    shares = [float(part.split()[-1].rstrip("%")) for part in ended.split(": ", 1)[1].split(", ")]
+    assert abs(sum(shares) - 100.0) < 0.5  # every finished game counted once
+
+
+def test_simulate_refuses_an_option_the_game_does_not_have() -> None:
+    done = subprocess.run([str(BIN / "meeple"), "simulate", "trappist-one", "--option",
+                           "no_such=1"], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2 and "no_such" in done.stderr
