@@ -113,7 +113,8 @@ from games.registry import GAMES, RULES, get_game
 
 def loaded():
     return sorted(m for m in sys.modules if m.startswith(("games.res_publica",
-                                                          "games.asking_for_trobils")))
+                                                          "games.asking_for_trobils",
+                                                          "games.trappist_one")))
 
 listed = {"games": sorted(GAMES), "rules": sorted(RULES), "count": len(GAMES),
           "loaded": loaded()}
@@ -125,9 +126,9 @@ print(json.dumps({**listed, "got": [game.id, game.rules_version == GAMES[game.id
                           timeout=60, check=True)
 
     assert json.loads(done.stdout) == {
-        "games": ["asking-for-trobils", "res-publica-2230ad"],
-        "rules": ["asking-for-trobils", "res-publica-2230ad"],
-        "count": 2,
+        "games": ["asking-for-trobils", "res-publica-2230ad", "trappist-one"],
+        "rules": ["asking-for-trobils", "res-publica-2230ad", "trappist-one"],
+        "count": 3,
         "loaded": [],  # listing the games imports none of them
         "got": ["res-publica-2230ad", True],
         "then": ["res_publica"],
