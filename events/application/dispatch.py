@@ -169,14 +169,18 @@ def human_actors(table: Table | None) -> set[str]:
 
 def to_notify(table: Table, before: Table | None, by: str | None) -> list[tuple[str, str]]:
     """(player id, event) for each person to tell about this commit: those who became actors
-    ("your_turn"), or every person seated when the game ended ("game_ended"); never the
-    player whose action made the commit, never bots."""
+    ("your_turn"), or every person seated when the game ended ("game_ended"); never bots,
+    and never the player whose action made the commit, but for the creation or join that
+    started the game: taking a seat is not a move and its answer lists no moves, and where
+    every seat acts from the start (Asking for Trobils, Trappist One's secret choice) that
+    player would otherwise never be asked (by post, never able to make that move)."""
     if table.status is Status.ENDED:
         if before is not None and before.status is Status.ENDED:
             return []  # e.g. GameScored: the end was announced already
         people = sorted({s.player_id for s in table.seats if not s.bot} - {by})
         return [(player_id, "game_ended") for player_id in people]
-    new = human_actors(table) - human_actors(before) - {by}
+    started = before is None or before.status is Status.OPEN
+    new = human_actors(table) - human_actors(before) - (set() if started else {by})
     return [(player_id, "your_turn") for player_id in sorted(new)]
 
 
