@@ -223,13 +223,28 @@ class EmailReplies:
             return "The game has ended."
         if token.version > table.version:
             return "This reply names a version the game never had."
-        later = self.app.events(table.id, token.version + 1, table.version)
-        if any(envelope["type"] != "MessagePosted" for envelope in later):
-            return (f"The game moved on since that email (it was written at version "
-                    f"{token.version}; the game is at {table.version}).")
         if token.seat not in table.actors():
             return "Your seat has nothing to do now."
+        if token.version < table.version and not self._same_choice(token, table):
+            return (f"The game moved on since that email (it was written at version "
+                    f"{token.version}; the game is at {table.version}).")
         return None
+
+    def _same_choice(self, token: reply_tokens.ReplyToken, table: Table) -> bool:
+        """Whether the codes of the email still mean what they meant: since it was written
+        this seat has not moved and its moves are listed exactly as then. Where several seats
+        act at once (a secret choice, answers to a trade) another seat's move, or table talk,
+        leaves the email good. Both lists are this seat's own, so the answer tells it nothing
+        it could not see."""
+        later = self.app.events(table.id, token.version + 1, table.version)
+        if any(envelope["type"] != "MessagePosted"
+               and envelope["data"].get("seat") == token.seat for envelope in later):
+            return False
+        then = self.app.table_at(table.id, token.version)
+        if then.state is None or table.state is None:
+            return False
+        return bool(then.game.legal_moves(then.state, token.seat)
+                    == table.game.legal_moves(table.state, token.seat))
 
     def _resolve(self, table: Table, player_id: str, seat: int, words: list[str]
                  ) -> list[Move]:
