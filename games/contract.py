@@ -55,6 +55,14 @@ class Game(Protocol):
 
     def actors(self, state: State) -> set[Seat]: ...
 
+    def turn(self, state: State, seat: Seat) -> int:
+        """Which turn of `seat` this is, as a number that changes when the seat begins a new
+        turn without ceasing to act (Trappist One: the last to make the secret starting
+        choice is the starting player, whose first turn follows at once). The platform gives
+        each turn its own clock and a timed-out turn's bot plays that turn only. A game whose
+        seats always stop acting between turns may answer 0."""
+        ...
+
     def legal_moves(self, state: State, seat: Seat) -> list[Move]: ...
 
     def play(self, state: State, seat: Seat, move: Move, rng: Rng) -> tuple[State, list[Fact]]:

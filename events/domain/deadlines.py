@@ -12,7 +12,7 @@ No Table import here: events.records.verify re-checks records with these same fu
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -76,16 +76,28 @@ def reminder_time(clock: TurnClock, rule: dict[str, Any]) -> datetime:
 
 
 def next_clocks(clocks: Sequence[TurnClock], acting: Iterable[int], v: int, at: str,
-                restart: int | None = None) -> tuple[TurnClock, ...]:
+                restart: Collection[int] = ()) -> tuple[TurnClock, ...]:
     """The clocks after event `v` (at `at`), given the people who must act after it: a seat
-    that stays an actor keeps its start, a new one starts now, the others stop; `restart`
-    (TurnTimedOut's seat) starts again now if it is still an actor."""
+    that stays an actor keeps its start, a new one starts now, the others stop; a seat in
+    `restart` (TurnTimedOut's seat, a seat whose new turn began: `restarted`) starts again
+    now if it is still an actor."""
     old = {clock.seat: clock for clock in clocks}
     new = []
     for seat in sorted(set(acting)):
         kept = old.get(seat)
-        new.append(kept if kept is not None and seat != restart else TurnClock(seat, v, at))
+        new.append(kept if kept is not None and seat not in restart else TurnClock(seat, v, at))
     return tuple(new)
+
+
+def restarted(envelope: dict[str, Any], turns_before: Mapping[int, int],
+              turns_after: Mapping[int, int]) -> set[int]:
+    """The seats whose clock starts again at this event: TurnTimedOut's seat, and every seat
+    whose turn (the game's `turn`) is not the one it was before the event."""
+    seats = {seat for seat, turn in turns_after.items()
+             if seat in turns_before and turns_before[seat] != turn}
+    if envelope["type"] == "TurnTimedOut":
+        seats.add(envelope["data"].get("seat"))
+    return seats
 
 
 def rank_resigned_last(sheet: dict[str, Any], resigned: Sequence[int]) -> dict[str, Any]:

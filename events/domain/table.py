@@ -15,7 +15,14 @@ from datetime import datetime
 from enum import Enum
 from typing import Any
 
-from events.domain.deadlines import TurnClock, due, format_time, next_clocks, rank_resigned_last
+from events.domain.deadlines import (
+    TurnClock,
+    due,
+    format_time,
+    next_clocks,
+    rank_resigned_last,
+    restarted,
+)
 from events.domain.envelope import NewEvent
 from events.exceptions import (
     AlreadyResigned,
@@ -129,6 +136,12 @@ class Table:
         """The seats that must act now and are played by people."""
         return [seat for seat in self.actors() if not self.bot_played(seat)]
 
+    def turns(self) -> dict[int, int]:
+        """Each acting seat's turn (the game's `turn`): a new one gets its own clock."""
+        if self.state is None:
+            return {}
+        return {seat: self.game.turn(self.state, seat) for seat in self.actors()}
+
     def clock_of(self, seat: int) -> TurnClock | None:
         return next((clock for clock in self.clocks if clock.seat == seat), None)
 
@@ -166,7 +179,7 @@ def evolve(table: Table, envelope: dict[str, Any], seed: bytes | None) -> Table:
     after = _apply(table, envelope, seed)
     if after.deadline is None or envelope["type"] == "MessagePosted":
         return after  # table talk changes no one's turn: no clock moves
-    restart = envelope["data"]["seat"] if envelope["type"] == "TurnTimedOut" else None
+    restart = restarted(envelope, table.turns(), after.turns())
     clocks = next_clocks(after.clocks, after.human_actors(), envelope["v"], envelope["at"],
                          restart)
     return replace(after, clocks=clocks)
@@ -387,10 +400,13 @@ def decide_timeout(table: Table, seat: int, started: int, seed: bytes, now: date
 
 
 def decide_bot_turn(table: Table, seat: int, seed: bytes, by: str = "system") -> Decision:
-    """The random bot's moves for `seat` until it no longer has to act (or the game ends)."""
+    """The random bot's moves for `seat` until this turn of its is over: it no longer has to
+    act, its next turn began (the game's `turn`), or the game ended."""
     events: list[NewEvent] = []
+    turn = table.turns().get(seat)
     for _ in range(TIMEOUT_MOVE_CAP):
-        if table.status is not Status.ACTIVE or seat not in table.actors():
+        turns = table.turns()
+        if table.status is not Status.ACTIVE or seat not in turns or turns[seat] != turn:
             break
         assert table.state is not None
         move = random_move(table.game, table.state, seat, bot_rng(seed, table.version, seat))

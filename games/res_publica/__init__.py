@@ -44,6 +44,9 @@ class ResPublica:
     def actors(self, state: State) -> set[Seat]:
         return rules.actors(state)
 
+    def turn(self, state: State, seat: Seat) -> int:
+        return 0  # a seat always stops acting between its turns
+
     def legal_moves(self, state: State, seat: Seat) -> list[Move]:
         if seat not in rules.actors(state):
             return []

@@ -41,6 +41,11 @@ class TrappistOne:
     def actors(self, state: State) -> set[Seat]:
         return rules.actors(state)
 
+    def turn(self, state: State, seat: Seat) -> int:
+        # The last seat to make the starting choice (turn 0) may be the starting player, who
+        # acts on in turn 1; every other turn has a break in between.
+        return int(state["turn"])
+
     def legal_moves(self, state: State, seat: Seat) -> list[Move]:
         if seat not in rules.actors(state):
             return []

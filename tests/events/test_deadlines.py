@@ -58,9 +58,10 @@ class ManualClock:
         return self.now
 
 
-def deadline_game(on_expiry: str, players: int = 3) -> tuple[OfflineLog, ManualClock]:
-    """A started Res Publica table of people with a minute per move."""
-    game = get_game(RP)
+def deadline_game(on_expiry: str, players: int = 3,
+                  game_type: str = RP) -> tuple[OfflineLog, ManualClock]:
+    """A started table of people (Res Publica unless told) with a minute per move."""
+    game = get_game(game_type)
     clock = ManualClock()
     log = OfflineLog("dl", SEED, clock)
     rule = {"seconds": MINUTE, "on_expiry": on_expiry}
@@ -341,3 +342,65 @@ def test_a_voluntary_resignation_without_deadline_verifies_and_ranks_last() -> N
     k = index_of(forged, "PlayerResigned")
     forged["events"][k]["by"] = "p_alice"  # someone else resigned bob's seat
     assert f"events[{k}].by" in problems(forge(forged))
+
+
+# --- a new turn without a break (Trappist One: the last to choose starts the game) ----------
+
+TRAPPIST = "trappist-one"
+
+
+def last_to_choose(on_expiry: str) -> tuple[OfflineLog, ManualClock]:
+    """Trappist One on the clock, seats 1 and 2 have made the secret starting choice: seat 0,
+    the starting player, is the last to choose and then plays turn 1 without a break."""
+    log, clock = deadline_game(on_expiry, 3, TRAPPIST)
+    rng = Rng(b"tests/deadlines: trappist", 0)
+    for _ in range(2):
+        seat = max(log.table.actors())
+        assert seat != 0
+        state = log.table.state
+        assert state is not None
+        move = {"id": random_move(log.table.game, state, seat, rng)["id"]}
+        placed = log.table.seat_of(seat)
+        assert placed is not None
+        decision = decide_moves(log.table, placed.player_id, seat, [move], log.seed)
+        log.append(decision.events, decision.table)
+    assert log.table.actors() == [0]
+    return log, clock
+
+
+def test_a_turn_that_follows_without_a_break_gets_its_own_clock() -> None:
+    log, _ = last_to_choose("bot")
+    chose_from = log.table.clock_of(0)
+    assert chose_from is not None and chose_from.version < log.table.version
+    table = log.table
+    assert table.state is not None
+    pick = random_move(table.game, table.state, 0, Rng(b"pick", 0))
+    placed = table.seat_of(0)
+    assert placed is not None
+    decision = decide_moves(table, placed.player_id, 0, [{"id": pick["id"]}], log.seed)
+    log.append(decision.events, decision.table)
+    assert log.table.state is not None and log.table.state["phase"] == "benefit"
+    assert log.table.actors() == [0]
+    turn_one = log.table.clock_of(0)
+    assert turn_one is not None and turn_one.version == log.table.version  # from the reveal
+    assert rebuilt(log).to_json() == log.table.to_json()
+
+
+def test_a_timed_out_choice_is_all_the_bot_plays_and_the_record_says_so() -> None:
+    log, clock = last_to_choose("bot")
+    added = time_out(log, clock, 0)
+    assert [e["type"] for e in added] == ["TurnTimedOut", "MovePlayed"]
+    assert added[1]["data"]["move"]["id"].startswith("pick:")
+    assert log.table.actors() == [0]  # turn 1 is its player's, on a clock of its own
+    turn_one = log.table.clock_of(0)
+    assert turn_one is not None and turn_one.version == log.table.version
+    play_to_the_end(log, Rng(b"tests/deadlines: the rest", 0))
+    record = record_of(log)
+    report = verify_record(record)
+    assert report.ok, [p.describe() for p in report.problems]
+    assert [e["hash"] for e in reenact(record)] == [e["hash"] for e in log.envelopes]
+    # The system may not go on to play seat 0's first turn.
+    k = next(i for i, e in enumerate(record["events"]) if i > index_of(record, "TurnTimedOut") + 1
+             and e["type"] == "MovePlayed" and e["data"]["seat"] == 0)
+    record["events"][k]["by"] = "system"
+    assert f"events[{k}].by" in problems(forge(record))

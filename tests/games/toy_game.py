@@ -58,6 +58,9 @@ class ToyGame:
             return {state["turn"]}
         return set()
 
+    def turn(self, state: State, seat: Seat) -> int:
+        return 0  # a seat always stops acting between its turns
+
     def legal_moves(self, state: State, seat: Seat) -> list[Move]:
         if seat not in self.actors(state):
             return []

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from events.domain.deadlines import TurnClock, due, next_clocks, parse_time
+from events.domain.deadlines import TurnClock, due, next_clocks, parse_time, restarted
 from events.records.verify.fields import is_int
 from events.records.verify.paths import json_path
 from events.records.verify.report import Findings
@@ -29,18 +29,22 @@ class Deadlines:
     resigned: list[int] = field(default_factory=list)
     autoplay: set[int] = field(default_factory=set)
     must_resign: int | None = None
+    turns: dict[int, int] = field(default_factory=dict)  # each actor's turn (game.turn)
 
     def played_by_system(self, seat: int) -> bool:
         """A resigned or timed-out seat, played by the bot."""
         return seat in (*self.resigned, *self.autoplay)
 
-    def tick(self, envelope: dict[str, Any], acting: list[int], actors: set[int]) -> None:
+    def tick(self, envelope: dict[str, Any], acting: list[int], turns: dict[int, int]) -> None:
         """The turn clocks after an event, as events.domain.table.evolve keeps them: `acting`
-        are the people who must act after it, `actors` every seat that must (none once the
-        game is not in play: the system stops playing timed-out seats that no longer act)."""
-        restart = envelope["data"].get("seat") if envelope["type"] == "TurnTimedOut" else None
+        are the people who must act after it, `turns` the turn of every seat that must (none
+        once the game is not in play). The system plays a timed-out seat until that turn of
+        it is over: it no longer acts, or its next turn began."""
+        restart = restarted(envelope, self.turns, turns)
         self.clocks = next_clocks(self.clocks, acting, envelope["v"], envelope["at"], restart)
-        self.autoplay &= actors
+        self.autoplay = {seat for seat in self.autoplay
+                         if seat in turns and self.turns.get(seat, turns[seat]) == turns[seat]}
+        self.turns = turns
 
     def timed_out(self, index: int, envelope: dict[str, Any]) -> bool:
         data = envelope["data"]

@@ -325,10 +325,11 @@ class Replay:
             return  # no clocks to keep, and table talk moves none
         acting = self.human_actors()
         if self.state is None or self.ended_at is not None:
-            actors: set[int] = set()
+            turns: dict[int, int] = {}
         else:
-            actors = set(self.game.actors(self.state))
-        self.deadlines.tick(envelope, acting, actors)
+            turns = {seat: self.game.turn(self.state, seat)
+                     for seat in self.game.actors(self.state)}
+        self.deadlines.tick(envelope, acting, turns)
 
     def check_end(self) -> None:
         if self.state is not None and self.ended_at is None and self.game.is_over(self.state):
