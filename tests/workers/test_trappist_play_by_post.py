@@ -1,0 +1,509 @@
+"""Trappist One by post: turn emails over real SMTP (an aiosmtpd server stands for the
+players' mail provider), replies by SMTP to `meeple smtpd`'s handler on a real socket, the
+`notify` (and `ai`) queues run by a real RQ worker, deadlines by RQ's scheduler.
+
+- The starting choice: every seat is an actor at once, so every seat gets its turn email at
+  once, with its picks and their codes; each answers its pick by replying; a pick tells the
+  others nothing (no email goes out); the reveal happens when the last reply is in.
+- Reactions: a seat that becomes an actor out of turn (a Biocultist ship of a clan it reacts
+  to is called) is asked by email, answers by email, and the caller is asked to go on.
+- Deadlines: one seat lets the starting choice run out; the table's rule follows ("bot": a
+  bot picks for it; "resign": the seat resigns, the bot plays it on) and the game goes on.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import smtplib
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from email import message_from_bytes, policy
+from email.message import EmailMessage
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+from aiosmtpd.controller import Controller
+from flask import Flask
+from rq import Queue, SimpleWorker
+from rq.registry import ScheduledJobRegistry
+
+from cli.smtpd import make_controller
+from events.accounts.players import Player
+from events.accounts.profiles import Profiles
+from events.application.dispatch import RQDispatcher
+from events.application.meeple import Meeple
+from events.domain.deadlines import due, parse_time, reminder_time
+from events.domain.table import Status, Table
+from events.mail.email_replies import EmailReplies, RQMailer
+from events.mail.reply_tokens import secret_in
+from games.contract import Game, Move, State
+from games.rng import Rng
+from games.trappist_one.board import INVESTMENT, abilities
+from tests.conftest import free_port
+from tests.workers.helpers import confirmed_email
+
+TRAPPIST = "trappist-one"
+NAMES = ("alice", "bob", "carol")
+# "  3. Place solar, solar, titanium under Capital One  [pick:solar-solar-titanium]"
+MOVE_LINE = re.compile(r"^  (\d+)\. (.*)  \[([^\]]+)\]$", re.MULTILINE)
+
+
+@dataclass
+class Mail:
+    to: list[str]
+    message: EmailMessage
+
+    @property
+    def subject(self) -> str:
+        return str(self.message["Subject"])
+
+    @property
+    def text(self) -> str:
+        body = self.message.get_body(preferencelist=("plain",))
+        assert body is not None
+        content: str = body.get_content()
+        return content.replace("\r\n", "\n")  # as it came over SMTP
+
+    def listed(self) -> list[tuple[int, str]]:
+        """(code, move id) of every move the email lists."""
+        return [(int(code), move_id) for code, _, move_id in MOVE_LINE.findall(self.text)]
+
+
+class Provider:
+    """The players' mail provider: an SMTP server that keeps every message it receives."""
+
+    def __init__(self) -> None:
+        self.mails: list[Mail] = []
+        self._lock = threading.Lock()
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:  # noqa: N802
+        message = message_from_bytes(envelope.content, policy=policy.default)
+        assert isinstance(message, EmailMessage)
+        with self._lock:
+            self.mails.append(Mail(list(envelope.rcpt_tos), message))
+        return "250 OK"
+
+    def to(self, address: str, since: int = 0) -> list[Mail]:
+        with self._lock:
+            return [mail for mail in self.mails[since:] if address in mail.to]
+
+    def count(self) -> int:
+        with self._lock:
+            return len(self.mails)
+
+
+@pytest.fixture()
+def provider(flask_app: Flask, monkeypatch: pytest.MonkeyPatch) -> Iterator[Provider]:
+    """Every email the workers send goes to this SMTP server (MEEPLE_SMTP_URL)."""
+    made, port = Provider(), free_port()
+    controller = Controller(made, hostname="127.0.0.1", port=port)
+    controller.start()
+    monkeypatch.setenv("MEEPLE_SMTP_URL", f"smtp://127.0.0.1:{port}")
+    yield made
+    controller.stop()
+
+
+@pytest.fixture()
+def smtpd(meeple: Meeple, tmp_path: Path) -> Iterator[int]:
+    """`meeple smtpd`'s handler on a real socket: where players' replies are sent."""
+    port = free_port()
+    replies = EmailReplies(meeple, secret_in(tmp_path / "keys"), RQMailer(meeple.redis))
+    controller = make_controller("127.0.0.1", port, replies)
+    controller.start()
+    yield port
+    controller.stop()
+
+
+def run_worker(client: redis.Redis, scheduler: bool = False) -> None:
+    """A real RQ worker on our queues until they are empty (with RQ's scheduler: the jobs
+    whose time has come are queued first)."""
+    queues = [Queue(name, connection=client) for name in ("ai", "scoring", "notify")]
+    SimpleWorker(queues, connection=client).work(burst=True, with_scheduler=scheduler)
+
+
+def people(client: redis.Redis, app: Meeple) -> dict[int, tuple[Player, str]]:
+    """alice, bob and carol, each with a confirmed address and email notices; by seat."""
+    found = {}
+    for seat, name in enumerate(NAMES):
+        player, _ = app.players.register(name)
+        address = f"{name}@example.org"
+        confirmed_email(Profiles(client), player.id, address)
+        Profiles(client).update(player.id, {"notify": "email"})
+        found[seat] = (player, address)
+    return found
+
+
+def seated(app: Meeple, who: dict[int, tuple[Player, str]],
+           deadline: dict[str, Any] | None = None) -> Table:
+    table = app.create_game(who[0][0], TRAPPIST, 3, deadline=deadline)
+    for seat in (1, 2):
+        table = app.join_game(who[seat][0], table.id, seat)
+    assert table.status is Status.ACTIVE and table.actors() == [0, 1, 2]
+    assert table.state is not None and table.state["phase"] == "choose"
+    return table
+
+
+def turn_emails(provider: Provider, address: str, since: int = 0,
+                game_id: str = "") -> list[Mail]:
+    return [mail for mail in provider.to(address, since)
+            if mail.subject.startswith("Your turn") and mail.message["Reply-To"]
+            and f"(game {game_id}" in mail.subject]
+
+
+def reply(port: int, mail: Mail, sender: str, words: str) -> str:
+    """Answer `mail` as a mail client does (the codes, then the quoted email), by SMTP to
+    `meeple smtpd`; the outcome it answers with ("played", "stale", ...)."""
+    answer = EmailMessage()
+    answer["From"] = sender
+    answer["To"] = str(mail.message["Reply-To"])
+    answer["Subject"] = "Re: " + mail.subject
+    answer["In-Reply-To"] = str(mail.message["Message-ID"])
+    quoted = "\n".join("> " + line for line in mail.text.splitlines())
+    answer.set_content(f"{words}\n\nOn Tue, 1 Dec 2026, Meeple wrote:\n{quoted}\n")
+    with smtplib.SMTP("127.0.0.1", port, timeout=30) as smtp:
+        smtp.ehlo()
+        smtp.mail(sender)
+        code, _ = smtp.rcpt(str(mail.message["Reply-To"]))
+        assert code == 250
+        code, said = smtp.data(answer.as_bytes(policy=policy.SMTP))  # CRLF lines
+    assert code == 250, said
+    return said.decode().split()[-1]
+
+
+def code_of(mail: Mail, move_id: str) -> int:
+    return next(code for code, listed in mail.listed() if listed == move_id)
+
+
+def assert_lists_the_moves(mail: Mail, table: Table, seat: int) -> None:
+    """The email is written at the table's version for `seat`, with the seat's prompt, and
+    lists exactly that seat's legal moves, numbered from 1; it shows one hand: its own."""
+    assert table.state is not None
+    legal = table.game.legal_moves(table.state, seat)
+    prompt = table.game.view(table.state, seat)["prompt"]
+    assert legal and prompt
+    assert prompt[:77] in mail.subject and f"\n{prompt}\n" in mail.text
+    assert mail.listed() == [(code, move["id"]) for code, move in enumerate(legal, start=1)]
+    assert f"version {table.version}, you are seat {seat}." in mail.text
+    assert len(re.findall(r"^ +hand: ", mail.text, re.MULTILINE)) == 1
+    assert len(re.findall(r"^ +pick: ", mail.text, re.MULTILINE)) <= 1
+    assert table.id in mail.subject
+
+
+# --- the starting choice by email -----------------------------------------------------------
+
+
+def test_every_seat_is_asked_for_its_pick_at_once_and_the_last_reply_reveals(
+        flask_app: Flask, meeple: Meeple, provider: Provider, smtpd: int) -> None:
+    who = people(meeple.redis, meeple)
+    table = seated(meeple, who)
+    run_worker(meeple.redis)
+    # All three are actors from the start: each gets one turn email, at once, with its picks.
+    asked = {}
+    for seat, (_, address) in who.items():
+        mails = turn_emails(provider, address)
+        assert len(mails) == 1, f"seat {seat} got {len(mails)} turn emails at the start"
+        assert_lists_the_moves(mails[0], table, seat)
+        assert all(move_id.startswith("pick:") for _, move_id in mails[0].listed())
+        asked[seat] = mails[0]
+    assert provider.count() == 3
+
+    # Each answers its email; seat 0 is the last. Until then nothing is revealed and nobody
+    # is told anything (a pick makes no one an actor).
+    order = [1, 2, 0]
+    picks: dict[int, str] = {}
+    for turn, seat in enumerate(order):
+        player, address = who[seat]
+        listed = asked[seat].listed()
+        code, picks[seat] = listed[(3 * seat + 1) % len(listed)]
+        sent = provider.count()
+        outcome = reply(smtpd, asked[seat], address, str(code))
+        run_worker(meeple.redis)
+        # Another seat's pick may have come first: the email stays good, since this seat's
+        # moves are listed as they were (events/mail/email_replies.py, `_same_choice`).
+        assert outcome == "played", f"seat {seat}"
+        table = meeple.load(table.id)
+        played = meeple.events(table.id, table.version, table.version)[0]
+        assert played["type"] == "MovePlayed" and played["by"] == player.id
+        assert played["data"]["seat"] == seat and played["data"]["move"] == {"id": picks[seat]}
+        assert table.state is not None
+        if turn < len(order) - 1:
+            assert table.state["phase"] == "choose"
+            assert table.actors() == sorted(order[turn + 1:])
+            assert provider.count() == sent, "a pick made someone get an email"
+    # The last reply revealed all three picks together, and the game goes on with seat 0.
+    assert table.state is not None and table.state["phase"] == "benefit"
+    facts = meeple.events(table.id, table.version, table.version)[0]["data"]["facts"]
+    (reveal,) = [f for f in facts if "choices" in f["data"]]
+    assert reveal["to"] == "all"
+    for seat, move_id in picks.items():
+        assert sorted(reveal["data"]["choices"][str(seat)]) == sorted(move_id[5:].split("-"))
+    assert table.actors() == [0]
+    (benefit,) = turn_emails(provider, who[0][1], since=3)
+    assert_lists_the_moves(benefit, table, 0)
+    assert not turn_emails(provider, who[1][1], since=3)
+    assert not turn_emails(provider, who[2][1], since=3)
+
+
+# --- a reaction out of turn -----------------------------------------------------------------
+
+
+def react_cards(state: State, seat: int) -> set[str]:
+    """The clans whose ship calls `seat` reacts to (games/trappist_one: `react_clan_draw`)."""
+    return {str(spec["react_clan_draw"]) for _, spec in abilities(state["seats"][seat])
+            if "react_clan_draw" in spec}
+
+
+def leaning(game: Game, state: State, seat: int, rng: random.Random) -> Move:
+    """A random legal move, leaning to what makes a reaction: buying a card that reacts to a
+    ship call, calling a ship of a clan another seat reacts to."""
+    moves = game.legal_moves(state, seat)
+    reacting = [m for m in moves if m.get("kind") == "buy" and m.get("card") in INVESTMENT
+                and "react_clan_draw" in (INVESTMENT[m["card"]].get("ability") or {})]
+    others = set().union(*(react_cards(state, s) for s in range(state["players"]) if s != seat))
+    calls = [m for m in moves if m["id"].startswith("ship:") and m["id"][5:] in others]
+    for preferred in (calls, reacting):
+        if preferred and rng.random() < 0.9:
+            return rng.choice(preferred)
+    return rng.choice(moves)
+
+
+def until_a_reaction(table: Table, key: bytes, attempts: int = 60) -> list[tuple[int, str]]:
+    """(seat, move id) from `table` on, as the platform would play them (the rng of each
+    version), up to the first ship call that makes another seat an actor out of turn; [] if
+    none of `attempts` games finds one (a deal may keep the reacting cards out of reach)."""
+    game = table.game
+    for attempt in range(attempts):
+        rng, state, version = random.Random(attempt), table.state, table.version
+        assert state is not None
+        plan: list[tuple[int, str]] = []
+        while not game.is_over(state):
+            seat = rng.choice(sorted(game.actors(state)))
+            move = leaning(game, state, seat, rng)
+            version += 1
+            state, _ = game.play(state, seat, {"id": move["id"]}, Rng(key, version))
+            plan.append((seat, move["id"]))
+            if state["phase"] == "react":
+                return plan
+    return []
+
+
+def test_a_seat_asked_out_of_turn_by_a_reaction_is_emailed_and_answers_by_email(
+        flask_app: Flask, meeple: Meeple, provider: Provider, smtpd: int) -> None:
+    who = people(meeple.redis, meeple)
+    for _ in range(10):  # a deal where random play, leaning so, comes to a reaction
+        table = seated(meeple, who)
+        seed = meeple.store.get_seed(table.id)
+        assert seed is not None
+        plan = until_a_reaction(table, table.rng_key(seed))
+        if plan:
+            break
+    assert plan, "no deal came to a reaction"
+    for seat, move_id in plan[:-1]:
+        table = meeple.play_moves(who[seat][0], table.id, [{"id": move_id}], table.version,
+                                  seat).table
+    run_worker(meeple.redis)  # the notices of the game so far
+    caller, call = plan[-1]
+    assert call.startswith("ship:") and table.actors() == [caller]
+    sent = provider.count()
+    table = meeple.play_moves(who[caller][0], table.id, [{"id": call}], table.version,
+                              caller).table
+    assert table.state is not None and table.state["phase"] == "react"
+    reactors = table.actors()
+    assert reactors and caller not in reactors
+    run_worker(meeple.redis)
+    # Each seat with a reaction is asked by email, out of turn, for that decision; the caller,
+    # who waits now, and the seats without a reaction get nothing.
+    for seat in reactors:
+        (asked,) = turn_emails(provider, who[seat][1], since=sent, game_id=table.id)
+        assert_lists_the_moves(asked, table, seat)
+        assert {move_id.split(":")[0] for _, move_id in asked.listed()} == {"react", "decline"}
+    for seat in set(who) - set(reactors):
+        assert provider.to(who[seat][1], since=sent) == []
+    # They answer by email (a seat with several reactions is asked for each in turn); once
+    # the last one is decided, the caller goes on, and is told.
+    while table.state is not None and table.state["phase"] == "react":
+        seat = table.actors()[0]
+        asked = turn_emails(provider, who[seat][1], since=sent, game_id=table.id)[-1]
+        used = next(move_id for _, move_id in asked.listed() if move_id.startswith("react:"))
+        before = provider.count()
+        assert reply(smtpd, asked, who[seat][1], str(code_of(asked, used))) == "played"
+        run_worker(meeple.redis)
+        table = meeple.load(table.id)
+        played = meeple.events(table.id, table.version, table.version)[0]
+        assert (played["data"]["seat"], played["data"]["move"]) == (seat, {"id": used})
+        assert played["by"] == who[seat][0].id
+        if table.state is not None and table.state["phase"] == "react":
+            assert provider.to(who[caller][1], since=before) == []
+    assert table.state is not None and table.state["phase"] != "react"
+    assert caller in table.actors()
+    (going_on,) = turn_emails(provider, who[caller][1], since=sent, game_id=table.id)
+    assert_lists_the_moves(going_on, table, caller)
+
+
+# --- deadlines during the starting choice ---------------------------------------------------
+
+SECONDS_PER_MOVE = 4  # the reminder goes out a second before the deadline
+
+
+def scheduled_expiries(client: redis.Redis) -> set[str]:
+    return {job_id for job_id in ScheduledJobRegistry("notify", connection=client).get_job_ids()
+            if job_id.startswith("expire-")}
+
+
+def sleep_until(moment: float) -> None:
+    time.sleep(max(0.0, moment - time.time()))
+
+
+@pytest.mark.parametrize("on_expiry", ["bot", "resign"])
+def test_a_seat_that_lets_the_starting_choice_expire_gets_the_tables_consequence(
+        flask_app: Flask, redis_client: redis.Redis, provider: Provider, on_expiry: str) -> None:
+    app = Meeple(redis_client, RQDispatcher(redis_client), min_move_seconds=1)
+    who = people(redis_client, app)
+    rule = {"hours": SECONDS_PER_MOVE / 3600, "on_expiry": on_expiry}
+    table = seated(app, who, deadline=rule)
+    started = table.version
+    # Every seat is on the clock at once, from the start, with its own expiry scheduled.
+    assert [(c.seat, c.version) for c in table.clocks] == [(s, started) for s in range(3)]
+    assert scheduled_expiries(redis_client) == {f"expire-{table.id}-{s}-{started}"
+                                                for s in range(3)}
+    run_worker(redis_client)
+    late = 2  # carol lets it run out; alice and bob pick at once
+    for seat in (0, 1):
+        move = table.game.legal_moves(table.state, seat)[0]
+        table = app.play_moves(who[seat][0], table.id, [{"id": move["id"]}], table.version,
+                               seat).table
+    assert table.actors() == [late] and [c.seat for c in table.clocks] == [late]
+    clock = table.clock_of(late)
+    assert clock is not None and clock.version == started and table.deadline is not None
+    sent = provider.count()
+
+    # The reminder goes to the late seat alone (the others' turns are over).
+    sleep_until(reminder_time(clock, table.deadline).timestamp() + 0.2)
+    run_worker(redis_client, scheduler=True)
+    assert app.load(table.id).version == table.version
+    (reminder,) = provider.to(who[late][1], since=sent)
+    assert reminder.subject.startswith("Reminder: your move") and table.id in reminder.subject
+    then = "a bot plays this turn for you" if on_expiry == "bot" else "your seat resigns"
+    assert then in reminder.text
+    assert provider.count() == sent + 1
+
+    # The deadline passes: RQ's scheduler runs the expiry, and the table's rule follows.
+    sleep_until(due(clock, table.deadline).timestamp() + 1.3)
+    run_worker(redis_client, scheduler=True)
+    after = app.load(table.id)
+    log = app.events(table.id, table.version + 1)
+    assert log[0]["type"] == "TurnTimedOut"
+    assert log[0]["data"] == {"seat": late, "started": started}
+    moves = [e for e in log if e["type"] == "MovePlayed"]
+    if on_expiry == "bot":
+        assert [e["type"] for e in log[:2]] == ["TurnTimedOut", "MovePlayed"]
+        assert after.resigned == () and not after.bot_played(late)
+    else:
+        assert log[1]["type"] == "PlayerResigned" and log[1]["data"] == {"seat": late}
+        assert after.resigned == (late,) and after.bot_played(late)
+    # A bot picked for the late seat (the system, never its player), which revealed the picks.
+    (picked,) = [e for e in moves if e["data"]["seat"] == late]
+    assert picked["by"] == "system" and picked["data"]["move"]["id"].startswith("pick:")
+    assert any("choices" in f["data"] for f in picked["data"]["facts"])
+    assert all(e["data"]["seat"] != late or e is picked for e in moves)  # no more than that
+    # The game goes on: seat 0 is asked, with its own deadline.
+    assert after.status is Status.ACTIVE and after.state is not None
+    assert after.state["phase"] == "benefit" and after.actors() == [0]
+    zero = after.clock_of(0)
+    assert zero is not None and zero.version > started
+    assert parse_time(zero.at) > parse_time(clock.at)
+    (asked,) = turn_emails(provider, who[0][1], since=sent)
+    assert_lists_the_moves(asked, after, 0)
+
+    # Later, at the late seat's own turn: under "bot" it is its player's again, who is asked;
+    # under "resign" the system plays it, and its player hears nothing but the end.
+    rng = random.Random(3)
+    table = after
+    while table.status is Status.ACTIVE and table.state is not None \
+            and table.state["active"] != late:
+        seat = table.actors()[0]
+        if not table.bot_played(seat):
+            move = rng.choice(table.game.legal_moves(table.state, seat))
+            table = app.play_moves(who[seat][0], table.id, [{"id": move["id"]}],
+                                   table.version, seat).table
+        else:
+            run_worker(redis_client)
+            table = app.load(table.id)
+    assert table.status is Status.ACTIVE
+    sent = provider.count()
+    run_worker(redis_client)
+    table = app.load(table.id)
+    if on_expiry == "bot":
+        assert table.actors() == [late] and not table.bot_played(late)
+        (asked,) = turn_emails(provider, who[late][1], since=sent)
+        assert_lists_the_moves(asked, table, late)
+    else:
+        assert table.state is not None and table.state["active"] != late  # played for it
+        assert provider.to(who[late][1], since=sent) == []
+        theirs = [e for e in app.events(table.id) if e["type"] == "MovePlayed"
+                  and e["data"]["seat"] == late]
+        assert len(theirs) > 1 and all(e["by"] == "system" for e in theirs)
+
+
+# --- defects found by this file, now fixed --------------------------------------------------
+
+
+def test_replies_to_the_first_emails_of_the_choice_are_all_played(
+        flask_app: Flask, meeple: Meeple, provider: Provider, smtpd: int) -> None:
+    who = people(meeple.redis, meeple)
+    table = seated(meeple, who)
+    run_worker(meeple.redis)
+    asked = {seat: turn_emails(provider, address)[0] for seat, (_, address) in who.items()}
+    # The three reply to the emails they got at the start, one after the other (as three
+    # people do over a day); each picks what its email lists first.
+    outcomes = [reply(smtpd, asked[seat], who[seat][1], "1") for seat in (1, 2, 0)]
+    run_worker(meeple.redis)
+    table = meeple.load(table.id)
+    assert table.state is not None
+    assert outcomes == ["played"] * 3 and table.state["phase"] == "benefit"
+
+
+def last_to_choose(app: Meeple, who: dict[int, tuple[Player, str]],
+                   rule: dict[str, Any]) -> Table:
+    """A table on the clock where seats 1 and 2 have chosen: seat 0, the starting player,
+    is the last to choose."""
+    table = seated(app, who, deadline=rule)
+    for seat in (1, 2):
+        move = table.game.legal_moves(table.state, seat)[0]
+        table = app.play_moves(who[seat][0], table.id, [{"id": move["id"]}], table.version,
+                               seat).table
+    assert table.actors() == [0]
+    return table
+
+
+def test_the_last_choosers_first_turn_has_its_own_time(
+        flask_app: Flask, redis_client: redis.Redis, provider: Provider) -> None:
+    app = Meeple(redis_client, RQDispatcher(redis_client), min_move_seconds=1)
+    who = people(redis_client, app)
+    table = last_to_choose(app, who, {"hours": 1, "on_expiry": "bot"})
+    move = table.game.legal_moves(table.state, 0)[0]
+    table = app.play_moves(who[0][0], table.id, [{"id": move["id"]}], table.version, 0).table
+    assert table.state is not None and table.state["phase"] == "benefit"
+    clock = table.clock_of(0)
+    assert clock is not None and clock.version == table.version  # started at the reveal
+
+
+def test_the_bot_makes_only_the_choice_that_ran_out(
+        flask_app: Flask, redis_client: redis.Redis, provider: Provider) -> None:
+    app = Meeple(redis_client, RQDispatcher(redis_client), min_move_seconds=1)
+    who = people(redis_client, app)
+    table = last_to_choose(app, who, {"hours": 1 / 3600, "on_expiry": "bot"})
+    clock = table.clock_of(0)
+    assert clock is not None and table.deadline is not None
+    sleep_until(due(clock, table.deadline).timestamp() + 1.3)
+    run_worker(redis_client, scheduler=True)
+    log = app.events(table.id, table.version + 1)
+    assert log[0]["type"] == "TurnTimedOut"
+    bot_moves = [e["data"]["move"]["id"] for e in log if e["type"] == "MovePlayed"]
+    assert len(bot_moves) == 1 and bot_moves[0].startswith("pick:"), bot_moves
+    assert app.load(table.id).actors() == [0]  # its first turn is its player's
