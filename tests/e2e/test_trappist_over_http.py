@@ -74,6 +74,7 @@ def test_four_seats_two_bots_two_people_over_http_then_meeple_verify_finds_it_va
     assert game["status"] == "active" and game["view"]["phase"] == "choose"
     assert game["actors"] == [0, 1, 2, 3]
     people = {0: ann, 2: ben}
+    ann_id, ben_id = (p.call("GET", "/v1/players/me")[1]["id"] for p in (ann, ben))
     for seat, person in people.items():
         assert person.call("GET", f"/v1/games/{game_id}")[1]["your_seats"] == [seat]
 
@@ -126,6 +127,18 @@ def test_four_seats_two_bots_two_people_over_http_then_meeple_verify_finds_it_va
         == {0, 1, 2, 3}
     types = [e["type"] for e in log]
     assert types.index("GameEnded") + 1 == types.index("SeedRevealed")
+
+    # The scoring worker rates the two people: Trappist One's leaderboard lists them (bots
+    # are never rated).
+    rows: list[dict[str, Any]] = []
+    for _ in range(300):
+        status, board, _ = ann.call("GET", f"/v1/game-types/{TRAPPIST}/leaderboard")
+        assert status == 200, board
+        rows = board["rows"]
+        if len(rows) == 2:
+            break
+        time.sleep(0.1)
+    assert sorted(row["player_id"] for row in rows) == sorted([ann_id, ben_id]), rows
 
     # The record, as a person downloads it, and the server's published keys.
     record_file, keys_file = tmp_path / "record.json", tmp_path / "keys.json"
