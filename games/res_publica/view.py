@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from games.json_data import clone
 from games.res_publica import trade
 from games.res_publica.board import State, copy_player, who
 from games.res_publica.cards import DATA, DECK, Hand, add, remove, size
@@ -37,14 +38,6 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
         "score": score(state) if over else None,
     }
 
-
-def clone(data: Any) -> Any:
-    """A deep copy of (small) JSON data."""
-    if isinstance(data, dict):
-        return {k: clone(v) for k, v in data.items()}
-    if isinstance(data, list):
-        return [clone(v) for v in data]
-    return data
 
 
 def _player_view(state: State, s: int, seat: int | None) -> dict[str, Any]:

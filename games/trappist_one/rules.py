@@ -27,6 +27,7 @@ from itertools import combinations_with_replacement
 from typing import Any
 
 from games.contract import Fact, Move, fact
+from games.json_data import clone
 from games.rng import Rng
 from games.trappist_one.board import (
     CAPITAL,
@@ -58,13 +59,6 @@ from games.trappist_one.board import (
 
 DATA_FACTORIES = 20
 
-
-def clone(data: Any) -> Any:
-    if isinstance(data, dict):
-        return {k: clone(v) for k, v in data.items()}
-    if isinstance(data, list):
-        return [clone(v) for v in data]
-    return data
 
 
 def copy_state(state: State) -> State:
