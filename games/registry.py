@@ -22,6 +22,7 @@ PACKAGES = {
     "res-publica-2230ad": "games.res_publica",
     "asking-for-trobils": "games.asking_for_trobils",
     "trappist-one": "games.trappist_one",
+    "trajan": "games.trajan",
 }
 
 

@@ -47,6 +47,8 @@ GOLDEN: list[tuple[str, int, dict[str, Any], tuple[int, ...], bool]] = [
     ("trappist-one", 3, {"expert_scoring": True}, (1,), False),
     ("trappist-one", 4, {"exodite": True}, (3,), False),
     ("trappist-one", 2, {"expert_scoring": True, "exodite": True}, (0,), False),
+    ("trajan", 2, {}, (), True),
+    ("trajan", 3, {}, (2,), False),
 ]
 
 

@@ -114,7 +114,8 @@ from games.registry import GAMES, RULES, get_game
 def loaded():
     return sorted(m for m in sys.modules if m.startswith(("games.res_publica",
                                                           "games.asking_for_trobils",
-                                                          "games.trappist_one")))
+                                                          "games.trappist_one",
+                                                          "games.trajan")))
 
 listed = {"games": sorted(GAMES), "rules": sorted(RULES), "count": len(GAMES),
           "loaded": loaded()}
@@ -126,9 +127,9 @@ print(json.dumps({**listed, "got": [game.id, game.rules_version == GAMES[game.id
                           timeout=60, check=True)
 
     assert json.loads(done.stdout) == {
-        "games": ["asking-for-trobils", "res-publica-2230ad", "trappist-one"],
-        "rules": ["asking-for-trobils", "res-publica-2230ad", "trappist-one"],
-        "count": 3,
+        "games": ["asking-for-trobils", "res-publica-2230ad", "trajan", "trappist-one"],
+        "rules": ["asking-for-trobils", "res-publica-2230ad", "trajan", "trappist-one"],
+        "count": 4,
         "loaded": [],  # listing the games imports none of them
         "got": ["res-publica-2230ad", True],
         "then": ["res_publica"],

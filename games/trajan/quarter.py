@@ -1,0 +1,207 @@
+"""The end of a round and of a quarter, every step in the summary's order.
+
+Round end: a demand tile is revealed; instead of a 4th, the quarter ends. Quarter end: the
+demands, their penalty, the senate vote; then the `bonus` phase, in which the senate's winner
+chooses a bonus tile; then the rest of the steps and the next player's turn (or the end).
+"""
+
+from __future__ import annotations
+
+from games.contract import Fact, Move, fact
+from games.rng import Rng
+from games.trajan.board import (
+    DATA,
+    FORUM,
+    PROVINCES,
+    SETUP,
+    SHIPS,
+    TRAJAN,
+    State,
+    begin_turn,
+    score_points,
+    senate_place,
+    votes,
+    who,
+)
+
+
+def end_round(state: State, nxt: int, rng: Rng) -> list[Fact]:
+    """"Reveal a demand tile and place it next to the board. Instead of revealing a 4th
+    demand, the quarter ends." Then "The next player in order takes their action as usual." """
+    if state["round"] < int(SETUP["rounds"]):
+        demand = state["demand_stack"].pop()
+        state["demands"].append(demand)
+        state["round"] += 1
+        begin_turn(state, nxt)
+        return [fact(f"Round {state['round'] - 1} ends: the people demand {demand}.",
+                     demand=demand, round=state["round"] - 1, quarter=state["quarter"])]
+    state["next"] = nxt
+    facts = [fact(f"Round {state['round']} ends: quarter {state['quarter']} ends.",
+                  round=state["round"], quarter=state["quarter"])]
+    for seat in range(state["players"]):
+        facts += meet_demands(state, seat)
+    facts += senate_vote(state)
+    if state["senate_bonus"]:
+        begin_turn(state, state["vote"][0], "bonus")
+        return facts
+    return facts + finish_quarter(state, rng)
+
+
+# --- 1. and 2. the people's demands ------------------------------------------------------
+
+
+def meet_demands(state: State, seat: int) -> list[Fact]:
+    """"Each player must spend a matching forum tile for each demand ... A player may meet a
+    demand by a Trajan tile showing the matching demand, but each Trajan tile once per
+    quarter. Any tokens used this way are kept." Trajan tiles first (they are kept), then a
+    matching forum tile, then a demand wildcard (README decision 13)."""
+    player = state["seats"][seat]
+    open_demands = list(state["demands"])
+    trajan = list(player["kept"])
+    met: list[str] = []
+    spent: list[str] = []
+    for demand in list(open_demands):
+        tile = next((t for t in trajan if _demand_of(t) == demand), None)
+        if tile is not None:
+            trajan.remove(tile)
+            open_demands.remove(demand)
+            met.append(demand)
+    for demand in list(open_demands):
+        tile = next((t for t in player["tiles"] if FORUM[t].get("demand") == demand), None)
+        if tile is not None:
+            player["tiles"].remove(tile)
+            spent.append(tile)
+            open_demands.remove(demand)
+            met.append(demand)
+    for demand in list(open_demands):
+        tile = next((t for t in player["tiles"] if FORUM[t].get("wild") == "demand"), None)
+        if tile is not None:
+            player["tiles"].remove(tile)
+            spent.append(tile)
+            open_demands.remove(demand)
+            met.append(demand)
+    state["gone"] += spent  # "The spent tokens are removed from the game."
+    facts = [fact(f"{who(seat)} meets {len(met)} of {len(state['demands'])} demand(s).",
+                  seat=seat, met=met, unmet=open_demands, spent=spent)]
+    penalty = int(DATA["penalties"][len(open_demands)])
+    if penalty:
+        facts.append(score_points(state, seat, penalty, "demands",
+                                  f"{len(open_demands)} unmet demand(s)"))
+    return facts
+
+
+def _demand_of(trajan_tile: str) -> str | None:
+    return TRAJAN[trajan_tile].get("demand")
+
+
+# --- 3. the senate vote ------------------------------------------------------------------
+
+
+def vote_key(state: State, seat: int) -> tuple[int, int, int]:
+    """"Ties are broken by whomever is further up on the senate track. Further ties are
+    broken by which disc is on top." """
+    space, height = senate_place(state, seat)
+    return votes(state, seat), space, height
+
+
+def senate_vote(state: State) -> list[Fact]:
+    order = sorted(range(state["players"]), key=lambda s: vote_key(state, s), reverse=True)
+    state["vote"] = order
+    counted = {str(s): votes(state, s) for s in order}
+    return [fact(f"The senate votes: {who(order[0])} first, {who(order[1])} second.",
+                 order=order, votes=counted)]
+
+
+# --- 4. and 5. the bonus tiles -----------------------------------------------------------
+
+
+def bonus_moves(state: State, seat: int) -> list[Move]:
+    return [{"id": f"bonus:{tile}", "label": f"Take bonus tile {tile} (gold side)",
+             "tile": tile} for tile in state["senate_bonus"]]
+
+
+def play_bonus(state: State, seat: int, move: Move, rng: Rng) -> list[Fact]:
+    """"The player with the most votes chooses one bonus tile and takes it yellow side up. The
+    player with the second most votes takes the remaining tiles and places it gray side up." """
+    state["senate_bonus"].remove(move["tile"])
+    state["seats"][seat]["bonus"].append({"tile": move["tile"], "side": "gold"})
+    facts = [fact(f"{who(seat)} takes bonus tile {move['tile']}, gold side up.", seat=seat,
+                  tile=move["tile"], side="gold")]
+    second = state["vote"][1]
+    for tile in state["senate_bonus"]:
+        state["seats"][second]["bonus"].append({"tile": tile, "side": "silver"})
+        facts.append(fact(f"{who(second)} takes bonus tile {tile}, silver side up.",
+                          seat=second, tile=tile, side="silver"))
+    state["senate_bonus"] = []
+    return facts + finish_quarter(state, rng)
+
+
+# --- 6. to 11. ---------------------------------------------------------------------------
+
+
+def finish_quarter(state: State, rng: Rng) -> list[Fact]:
+    """The rest of the list, in its order, at every quarter's end (the 4th included: the
+    summary ends the game after the last step, README decision 16)."""
+    facts = [_reset_senate(state), _clear_tiles(state)]
+    state["demands_done"] += state["demands"]
+    state["demands"] = []
+    facts += _new_quarter(state)
+    if state["quarter"] >= int(SETUP["quarters"]):  # "If the last quarter year tile was removed"
+        state["phase"], state["vote"] = "over", None
+        return facts + [fact("The last quarter year tile is removed: the game is over.",
+                             quarter=state["quarter"])]
+    state["quarter"] += 1
+    state["round"], state["vote"] = 1, None
+    facts.append(fact(f"A quarter year tile is removed: quarter {state['quarter']} begins.",
+                      quarter=state["quarter"]))
+    begin_turn(state, state["next"])
+    return facts
+
+
+def _reset_senate(state: State) -> Fact:
+    """"Return all vote discs back to the start space ... with the fewest votes on the bottom
+    and most votes on top." """
+    stacks: list[list[int]] = [[] for _ in state["senate"]]
+    stacks[0] = list(reversed(state["vote"]))
+    state["senate"] = stacks
+    return fact("The senate discs return to the start space.", stack=list(stacks[0]))
+
+
+def _clear_tiles(state: State) -> Fact:
+    """"Remove all senate tiles from the game and all of the tiles currently in the forum." """
+    removed = list(state["forum"])
+    for player in state["seats"]:
+        senate = [t for t in player["tiles"] if FORUM[t]["effect"] == "votes"]
+        for tile in senate:
+            player["tiles"].remove(tile)
+        removed += senate
+    state["gone"] += removed
+    state["forum"] = []
+    return fact("The senate tiles and the forum's tiles are removed from the game.",
+                tiles=removed)
+
+
+def _new_quarter(state: State) -> list[Fact]:
+    """New bonus tiles; the forum laid again (decisions note); a new tile in each province
+    without figures (and without a tile, README decision 14); the ships back."""
+    drawn = [state["bag"].pop() for _ in range(int(SETUP["senate_bonus"])) if state["bag"]]
+    state["senate_bonus"] = drawn
+    forum = [state["extra_stack"].pop() for _ in range(int(SETUP["extra_spaces"]))
+             if state["extra_stack"]]
+    spaces = int(SETUP["forum_spaces_per_player"]) * state["players"]
+    forum += [state["forum_stack"].pop() for _ in range(spaces) if state["forum_stack"]]
+    state["forum"] = forum
+    leaders = {p["leader"] for p in state["seats"]}
+    laid: dict[str, str] = {}
+    for province in PROVINCES:
+        spot = state["provinces"][province]
+        if spot["tile"] is None and not spot["legions"] and province not in leaders \
+                and state["forum_stack"]:
+            tile = str(state["forum_stack"].pop())
+            spot["tile"] = laid[province] = tile
+    for ship in SHIPS:
+        state["ships"][ship] = "front"
+    return [fact(f"{len(drawn)} new bonus tile(s) lie on the senate.", tiles=drawn),
+            fact("The forum is laid anew.", tiles=list(forum)),
+            fact(f"{len(laid)} province(s) without figures get a new tile.", tiles=laid),
+            fact("The ships turn back to their coloured side.")]

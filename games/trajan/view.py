@@ -1,0 +1,223 @@
+"""What a seat knows: its view of the table, its prompt, and determinized states for AI.
+
+Secret (decisions note): each commodity hand (its owner sees it; the others see its size and
+the cards they saw it take from a discard pile), the commodity deck's order, the face-down
+stacks (forum tiles, extra-action tiles, demand tiles, the Trajan stacks below their tops,
+the bonus tiles in the bag) and the 3 demand tiles removed unseen. The rest is public.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from games.rng import Rng
+from games.trajan.board import (
+    CONSTRUCTION,
+    DATA,
+    PROVINCES,
+    SENATE,
+    SETUP,
+    SHIPS,
+    SLOTS,
+    TRAJAN,
+    TRAJAN_KINDS,
+    TRAYS,
+    Player,
+    State,
+    colour_names,
+    copy_state,
+    forum_kind,
+    senate_place,
+    site_name,
+    tray_name,
+    votes,
+)
+from games.trajan.commodities import hand_size
+from games.trajan.rules import actors
+from games.trajan.scoring import score
+
+
+def _trajan_tile(tile: str | None) -> dict[str, Any] | None:
+    if tile is None:
+        return None
+    spec = TRAJAN[tile]
+    return {"tile": tile, "kind": spec["kind"], "colours": list(spec["colours"]),
+            "points": spec["points"]}
+
+
+def _forum_tile(tile: str | None) -> dict[str, Any] | None:
+    return None if tile is None else {"tile": tile, "kind": forum_kind(tile)}
+
+
+def mat_lines(player: Player) -> list[str]:
+    """The six trays in their circle, for a person: "Seaport: orange, blue"."""
+    lines = []
+    for i, markers in enumerate(player["trays"]):
+        text = f"{tray_name(i)}: {colour_names(markers) if markers else 'empty'}"
+        tile = player["slots"][i]
+        if tile is not None:
+            text += f" [Trajan tile {SLOTS[i]}: {TRAJAN[tile]['kind']}, " \
+                    f"{colour_names(TRAJAN[tile]['colours'], ' + ')}]"
+        elif player["arch"] == i:
+            text += f" [arch on slot {SLOTS[i]}]"
+        lines.append(text)
+    return lines
+
+
+def _mat(state: State, s: int, seat: int | None) -> dict[str, Any]:
+    p = state["seats"][s]
+    space, height = senate_place(state, s)
+    entry: dict[str, Any] = {
+        "seat": s,
+        "points": p["points"],
+        "trays": [{"tray": TRAYS[i], "name": tray_name(i), "markers": list(p["trays"][i]),
+                   "slot": SLOTS[i], "trajan_tile": _trajan_tile(p["slots"][i]),
+                   "arch": p["arch"] == i} for i in range(len(TRAYS))],
+        "mat": mat_lines(p),
+        "arch": "centre" if p["arch"] is None else SLOTS[p["arch"]],
+        "plus2": p["plus2"],
+        "hand_size": hand_size(p),
+        "known_cards": {c: n for c, n in p["known"].items() if n},
+        "display": {c: n for c, n in p["display"].items() if n},
+        "tiles": [_forum_tile(t) for t in p["tiles"]],
+        "trajan_demand_tiles": [_trajan_tile(t) for t in p["kept"]],
+        "construction": [{"tile": t, **CONSTRUCTION[t]} for t in p["construction"]],
+        "bonus": [dict(b) for b in p["bonus"]],
+        "supply": p["supply"],
+        "military_camp": p["legion_camp"],
+        "worker_camp": p["worker_camp"],
+        "leader": p["leader"],
+        "senate": {"space": space, "height": height, "votes": votes(state, s)},
+    }
+    if s == seat or state["phase"] == "over":  # at the end every hand is shown
+        entry["hand"] = {c: n for c, n in p["hand"].items() if n}
+    return entry
+
+
+def _boards(state: State) -> dict[str, Any]:
+    leaders: dict[str, list[int]] = {}
+    for s, p in enumerate(state["seats"]):
+        leaders.setdefault(p["leader"], []).append(s)
+    return {
+        "seaport": {
+            "deck": len(state["deck"]), "piles": [list(p) for p in state["piles"]],
+            "reshuffles": state["reshuffles"],
+            "ships": [{"ship": ship, "name": spec["name"], "side": state["ships"][ship],
+                       "combination": spec["combination"],
+                       "points": {str(lv["count"]): lv[state["ships"][ship]]
+                                  for lv in spec["levels"]}}
+                      for ship, spec in SHIPS.items()]},
+        "forum": {"tiles": [_forum_tile(t) for t in state["forum"]],
+                  "stack": len(state["forum_stack"]), "extra_stack": len(state["extra_stack"])},
+        "military": {"camp_leaders": leaders.get("camp", []), "provinces": [
+            {"province": p, "name": spec["name"], "points": spec["points"],
+             "tile": _forum_tile(state["provinces"][p]["tile"]),
+             "legionnaires": list(state["provinces"][p]["legions"]),
+             "leaders": leaders.get(p, [])} for p, spec in PROVINCES.items()]},
+        "trajan": [{"kind": k, "size": len(state["trajan"][k]),
+                    "top": _trajan_tile(state["trajan"][k][-1] if state["trajan"][k] else None)}
+                   for k in TRAJAN_KINDS],
+        "senate": {"spaces": [{"space": i, "points": sp["points"], "votes": sp["votes"],
+                               "discs": list(state["senate"][i])}
+                              for i, sp in enumerate(SENATE)],
+                   "bonus_tiles": list(state["senate_bonus"]), "bag": len(state["bag"])},
+        "construction": {"rows": DATA["district"]["rows"], "columns": DATA["district"]["columns"],
+                         "sites": [{"site": site_name(i), "tile": site["tile"],
+                                    "workers": list(site["workers"])}
+                                   for i, site in enumerate(state["district"])]},
+        "demands": {"revealed": list(state["demands"]), "stack": len(state["demand_stack"]),
+                    "removed": len(state["demand_removed"]),
+                    "earlier": list(state["demands_done"])},
+    }
+
+
+def view(state: State, seat: int | None) -> dict[str, Any]:
+    over = state["phase"] == "over"
+    loading = state["loading"]
+    return {
+        "phase": state["phase"],
+        "active": state["active"],
+        "turn": state["turn"],
+        "actors": sorted(actors(state)),
+        "quarter": state["quarter"],
+        "round": state["round"],
+        "quarters": int(SETUP["quarters"]),
+        "time_track": {"position": state["time"], "length": state["lap"], "start": 0,
+                       "round_ends_after_turn": state["round_over"]},
+        "this_turn": {
+            "markers_in_hand": list(state["in_hand"]),
+            "target": None if state["target"] is None else TRAYS[state["target"]],
+            "pending": [dict(p) for p in state["pending"]],
+            "extra_used": state["extra_used"],
+            "loading": None if loading is None else {**loading, "cards": list(loading["cards"])},
+        },
+        "vote": None if state["vote"] is None else list(state["vote"]),
+        "players": [_mat(state, s, seat) for s in range(state["players"])],
+        **_boards(state),
+        "prompt": prompt(state, seat),
+        "score": score(state) if over else None,
+    }
+
+
+PROMPTS = {
+    "start_cards": "Take a starting commodity card from the deck or a discard pile.",
+    "start_trajan": "Take a starting Trajan tile (one of each category) to slot II, IV or VI.",
+    "choose": "Choose a tray and take all of its action markers.",
+    "sow": "Put the next action marker in the next tray clockwise.",
+    "action": "Perform an option of the action, or pass.",
+    "discard": "Discard a commodity card to one of the discard piles.",
+    "load": "Load the ship, then ship the goods.",
+    "extra": "Spend an extra-action tile for one more action, or end your turn.",
+    "bonus": "You won the senate vote: choose a bonus tile (gold side).",
+    "over": "The game is over.",
+}
+
+
+def prompt(state: State, seat: int | None) -> str | None:
+    if seat is None or seat not in actors(state):
+        return None
+    return PROMPTS[state["phase"]]
+
+
+def determinize(state: State, seat: int, rng: Rng) -> State:
+    """A state `seat` cannot tell from this one: only what it cannot know is dealt anew.
+    - commodity cards: the deck and the other hands but for their known cards are one pool,
+      dealt back in the same sizes (the discard piles and displays are public);
+    - the forum stack, the extra-action stack, the bonus bag: each shuffled;
+    - the demand stack and the 3 removed demand tiles: one pool, dealt back in the same sizes;
+    - each Trajan stack below its (public) top: shuffled."""
+    new = copy_state(state)
+    _deal_commodities(new, seat, rng)
+    for key in ("forum_stack", "extra_stack", "bag"):
+        rng.shuffle(new[key])
+    pool = new["demand_stack"] + new["demand_removed"]
+    rng.shuffle(pool)
+    size = len(new["demand_stack"])
+    new["demand_stack"], new["demand_removed"] = pool[:size], pool[size:]
+    for kind in TRAJAN_KINDS:
+        stack = new["trajan"][kind]
+        below = stack[:-1]
+        rng.shuffle(below)
+        new["trajan"][kind] = below + stack[-1:]
+    return new
+
+
+def _deal_commodities(state: State, seat: int, rng: Rng) -> None:
+    """During a shipment the loader's hand is kept: what it can still load depends on it, and
+    nobody else acts until it has shipped (README decision 19)."""
+    loader = state["active"] if state["phase"] == "load" else None
+    others = [p for s, p in enumerate(state["seats"]) if s not in (seat, loader)]
+    pool = list(state["deck"])
+    unknown = []
+    for p in others:
+        hidden = {c: p["hand"][c] - p["known"][c] for c in p["hand"]}
+        pool += [c for c, n in hidden.items() for _ in range(n)]
+        unknown.append(sum(hidden.values()))
+    rng.shuffle(pool)
+    for p, n in zip(others, unknown, strict=True):
+        p["hand"] = dict(p["known"])
+        for c in pool[:n]:
+            p["hand"][c] += 1
+        del pool[:n]
+    state["deck"] = pool
+

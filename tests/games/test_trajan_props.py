@@ -1,0 +1,197 @@
+"""Property tests for Trajan: random legal games (2-4 players), checked after every move.
+
+Summary: /work/shared/rulebooks/trajan.txt; decisions: /work/shared/games/trajan.md;
+the point rules in the facts: games/trajan/README.md "Points".
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from games.contract import Fact
+from games.rng import Rng
+from games.trajan import GAME
+from games.trajan.board import (
+    BONUS,
+    COLOURS,
+    COMMODITIES,
+    CONSTRUCTION,
+    DATA,
+    FORUM,
+    RULES,
+    SETUP,
+    TRAJAN,
+)
+from tests.games import conformance as conf
+
+State = dict[str, Any]
+SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
+PLAYERS = st.integers(min_value=2, max_value=4)
+
+
+# --- what must hold after every move -------------------------------------------------------
+
+
+def assert_markers(state: State) -> None:
+    """12 action markers on each mat, 2 of each colour (those being sown included)."""
+    for seat, player in enumerate(state["seats"]):
+        markers = Counter(c for tray in player["trays"] for c in tray)
+        if seat == state["active"]:
+            markers.update(state["in_hand"])
+        assert markers == Counter({c: 2 for c in COLOURS}), f"seat {seat}: {markers}"
+
+
+def assert_tiles_conserved(state: State) -> None:
+    """Every tile is in exactly one place; every card and demand tile is counted."""
+    forum = state["forum_stack"] + state["extra_stack"] + state["forum"] + state["gone"]
+    forum += [s["tile"] for s in state["provinces"].values() if s["tile"]]
+    trajan = [t for stack in state["trajan"].values() for t in stack]
+    construction = [s["tile"] for s in state["district"] if s["tile"]]
+    bonus = state["bag"] + state["senate_bonus"]
+    cards: Counter[str] = Counter(state["deck"])
+    for pile in state["piles"]:
+        cards.update(pile)
+    for p in state["seats"]:
+        forum += p["tiles"]
+        trajan += [t for t in p["slots"] if t is not None] + p["kept"]
+        construction += p["construction"]
+        bonus += [b["tile"] for b in p["bonus"]]
+        cards.update(p["hand"])
+        cards.update(p["display"])
+    trajan += [t for t in state["gone"] if t in TRAJAN]
+    forum = [t for t in forum if t in FORUM]
+    assert sorted(forum) == sorted(FORUM), "a forum tile appeared or vanished"
+    assert sorted(trajan) == sorted(TRAJAN), "a Trajan tile appeared or vanished"
+    assert sorted(construction) == sorted(CONSTRUCTION)
+    assert sorted(bonus) == sorted(BONUS)
+    assert +cards == Counter({c: int(DATA["cards_per_commodity"]) for c in COMMODITIES})
+    demands = Counter(state["demand_stack"] + state["demand_removed"] + state["demands"]
+                      + state["demands_done"])
+    assert demands == Counter(DATA["demands"])
+
+
+def assert_pieces(state: State) -> None:
+    """15 small pieces per player: supply, the two camps, provinces, construction sites."""
+    for seat, p in enumerate(state["seats"]):
+        placed = sum(spot["legions"].count(seat) for spot in state["provinces"].values())
+        placed += sum(site["workers"].count(seat) for site in state["district"])
+        assert p["supply"] + p["legion_camp"] + p["worker_camp"] + placed == SETUP["pieces"]
+        assert min(p["supply"], p["legion_camp"], p["worker_camp"]) >= 0
+
+
+def assert_arch(state: State) -> None:
+    """"Move the Trajan marker to the next free slot. If there are no spaces free, the marker
+    is moved to the center of the mat": the arch is on a free slot, or in the centre when
+    every slot is full."""
+    for seat, p in enumerate(state["seats"]):
+        if p["arch"] is None:
+            assert all(t is not None for t in p["slots"]), f"seat {seat}: arch in the centre"
+        else:
+            assert p["slots"][p["arch"]] is None, f"seat {seat}: arch on a Trajan tile"
+
+
+def begins_a_turn(state: State) -> bool:
+    """The active seat is at the very start of a turn: a turn's first step, a setup step's
+    first pick, or the senate winner's bonus choice."""
+    phase = state["phase"]
+    return phase in ("choose", "bonus") or (phase in ("start_cards", "start_trajan")
+                                            and state["picks"] == 0)
+
+
+def point_changes(facts: list[Fact], players: int) -> list[int]:
+    """What the facts say each seat's points changed by; every change names a listed rule."""
+    change = [0] * players
+    for f in facts:
+        if "points" in f["data"] and "rule" in f["data"]:
+            assert f["data"]["rule"] in RULES, f["data"]
+            assert f["to"] == "all"
+            change[f["data"]["seat"]] += int(f["data"]["points"])
+    return change
+
+
+# --- the properties ------------------------------------------------------------------------
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=SEEDS, players=PLAYERS)
+def test_random_play_keeps_every_invariant(seed: int, players: int) -> None:
+    """After every move of a random legal game: 12 markers on each mat, 2 per colour ("2
+    markers of each color"); every tile, card and piece in one place; the arch on a free slot
+    or in the centre; `turn` changes exactly when a seat begins a turn (README decision 24);
+    points change only by a listed rule, as the move's facts say; the time marker stays on
+    its track, and a round ends exactly when it "arrives at or crosses the start space"; the
+    game ends after exactly 4 quarters of 4 rounds, with 12 demands revealed ("Instead of
+    revealing a 4th demand, the quarter ends")."""
+    playout = conf.Playout(GAME, players, seed)
+    lap = playout.state["lap"]
+    crossings = rounds = 0
+    for step in playout:
+        after = step.after
+        assert_markers(after)
+        assert_tiles_conserved(after)
+        assert_pieces(after)
+        assert_arch(after)
+        if not GAME.is_over(after):  # the contract's `turn`: a new number exactly at a start
+            new_turn = GAME.turn(after, after["active"]) != GAME.turn(step.state, step.seat)
+            assert new_turn == begins_a_turn(after), f"move {step.index}: {step.move['id']}"
+        change = point_changes(step.facts, players)
+        assert [a["points"] - b["points"] for a, b in
+                zip(after["seats"], step.state["seats"], strict=True)] == change
+        assert 0 <= after["time"] < lap
+        for f in step.facts:
+            if "spaces" in f["data"]:
+                crossings += step.state["time"] + f["data"]["spaces"] >= lap
+            if f["text"].startswith("Round ") and "round" in f["data"]:
+                rounds += 1
+    final = playout.state
+    quarters, per_quarter = int(SETUP["quarters"]), int(SETUP["rounds"])
+    assert GAME.is_over(final) and final["quarter"] == quarters
+    assert rounds == crossings == quarters * per_quarter
+    assert len(final["demands_done"]) == quarters * (per_quarter - 1)
+    sheet = GAME.score(final)
+    assert sheet["quarters"] == quarters
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=SEEDS, players=PLAYERS)
+def test_the_same_moves_with_the_same_rng_give_the_same_game(seed: int, players: int) -> None:
+    """A game is a function of its seed and its moves: replaying the recorded moves, each
+    with the rng of its version, rebuilds every state and every fact exactly."""
+    playout = conf.Playout(GAME, players, seed)
+    steps = list(playout)
+    state = GAME.setup(players, {}, conf.game_rng(playout.seed, conf.SETUP_VERSION))
+    assert state == playout.initial
+    for step in steps:
+        rng = conf.game_rng(playout.seed, step.version)
+        state, facts = GAME.play(state, step.seat, {"id": step.move["id"]}, rng)
+        assert state == step.after and facts == step.facts, f"move {step.index}"
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=SEEDS, players=PLAYERS, at=st.integers(0, 10**6))
+def test_determinize_deals_anew_only_what_the_seat_cannot_know(
+        seed: int, players: int, at: int) -> None:
+    """Only the deck with the other hands' unknown cards, the face-down stacks and the
+    removed demand tiles are dealt anew, in the same sizes; everything public is kept."""
+    steps = list(conf.Playout(GAME, players, seed))
+    state = steps[at % len(steps)].state
+    seat = at % players
+    other = GAME.determinize(state, seat, Rng(b"determinize", at))
+    assert other["seats"][seat] == state["seats"][seat]
+    for p, q in zip(state["seats"], other["seats"], strict=True):
+        assert {k: v for k, v in p.items() if k != "hand"} == \
+            {k: v for k, v in q.items() if k != "hand"}
+        assert sum(p["hand"].values()) == sum(q["hand"].values())
+        assert all(q["hand"][c] >= p["known"][c] for c in COMMODITIES)
+    hidden = ("seats", "deck", "forum_stack", "extra_stack", "bag", "demand_stack",
+              "demand_removed", "trajan")
+    assert all(other[k] == state[k] for k in state if k not in hidden)
+    for key in ("deck", "forum_stack", "extra_stack", "bag", "demand_stack"):
+        assert len(other[key]) == len(state[key])
+    for kind, stack in state["trajan"].items():
+        assert other["trajan"][kind][-1:] == stack[-1:]
+        assert sorted(other["trajan"][kind]) == sorted(stack)
