@@ -56,6 +56,8 @@ def _lines(key: str, value: Any, depth: int, names: dict[Any, str]) -> list[str]
     if _is_flat(value):
         return [f"{pad}{key}: {_flat(value)}"]
     lines = [f"{pad}{key}:"]
+    if isinstance(value, list) and all(_is_scalar(item) for item in value):
+        return lines + [f"{pad}  {_flat(item)}" for item in value]  # lines of text, one each
     if isinstance(value, dict):
         for name, item in value.items():
             if item is not None:
@@ -85,7 +87,8 @@ def _is_flat(value: Any) -> bool:
     if isinstance(value, dict):
         return all(_is_scalar(item) for item in value.values())
     if isinstance(value, list):
-        return all(_is_scalar(item) for item in value)
+        # Items that hold ", " themselves ("Seaport: orange, blue") would run together.
+        return all(_is_scalar(item) and ", " not in str(item) for item in value)
     return True
 
 
