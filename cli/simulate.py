@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
+from statistics import mean, median
 from typing import Any
 
 import click
@@ -39,6 +40,8 @@ class Outcome:
     winners: tuple[int, ...] = ()
     error: str | None = None
     end: str | None = None  # how the game ended, when its score sheet says ("end")
+    totals: tuple[int, ...] = ()  # every seat's final points
+    figures: tuple[tuple[str, float], ...] = ()  # the sheet's own numbers ("rounds": 16)
 
 
 @dataclass
@@ -50,6 +53,8 @@ class Tally:
     errors: list[str] = field(default_factory=list)
     wins: Counter[int] = field(default_factory=Counter)
     ends: Counter[str] = field(default_factory=Counter)
+    totals: list[int] = field(default_factory=list)
+    figures: dict[str, list[float]] = field(default_factory=dict)
     seconds: float = 0.0
 
     def add(self, outcome: Outcome) -> None:
@@ -62,6 +67,9 @@ class Tally:
             self.wins.update(outcome.winners)
             if outcome.end is not None:
                 self.ends[outcome.end] += 1
+            self.totals += outcome.totals
+            for name, value in outcome.figures:
+                self.figures.setdefault(name, []).append(value)
 
 
 def play_one(app: Meeple, game_type: str, players: int, rng: Rng, batch: int = 1,
@@ -82,7 +90,11 @@ def play_one(app: Meeple, game_type: str, players: int, rng: Rng, batch: int = 1
     assert table.result is not None
     winners = tuple(row["seat"] for row in table.result["seats"] if row["rank"] == 1)
     end = table.result.get("end")
-    return Outcome(moves, winners, end=end if isinstance(end, str) else None)
+    totals = tuple(row["total"] for row in table.result["seats"] if type(row.get("total")) is int)
+    figures = tuple((name, float(value)) for name, value in sorted(table.result.items())
+                    if type(value) in (int, float))
+    return Outcome(moves, winners, end=end if isinstance(end, str) else None, totals=totals,
+                   figures=figures)
 
 
 def play_bot_moves(app: Meeple, table: Table, rng: Rng, batch: int) -> Table:
@@ -226,6 +238,13 @@ def report(tallies: list[Tally]) -> None:
         for error in t.errors[:10]:
             click.echo(f"  error: {error}", err=True)
     for t in tallies:
+        if t.totals:
+            points = sorted(t.totals)
+            click.echo(f"{t.players} players final points: min {points[0]}, median "
+                       f"{median(points):g}, max {points[-1]} (every seat of every game)")
+        for name, values in sorted(t.figures.items()):  # e.g. Trajan's rounds and quarters
+            click.echo(f"{t.players} players {name} per game: mean {mean(values):g}, "
+                       f"min {min(values):g}, max {max(values):g}")
         if t.ends:  # the games whose score sheet names how they ended
             shares = ", ".join(f"{end} {count / t.finished:.1%}"
                                for end, count in sorted(t.ends.items(), key=lambda e: -e[1]))

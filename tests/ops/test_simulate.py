@@ -47,6 +47,7 @@ def test_simulate_plays_with_table_options_and_says_how_games_ended(redis_url: s
     ended = next(line for line in lines if line.startswith("3 players ended by: "))
     shares = [float(part.split()[-1].rstrip("%")) for part in ended.split(": ", 1)[1].split(", ")]
     assert abs(sum(shares) - 100.0) < 0.5  # every finished game counted once
+    assert any(line.startswith("3 players final points: min ") for line in lines)
 
 
 def test_simulate_refuses_an_option_the_game_does_not_have() -> None:
