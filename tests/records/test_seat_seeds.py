@@ -91,7 +91,10 @@ def test_a_seed_in_a_game_without_dealing_and_none_in_one_with_are_refused() -> 
 def test_old_records_keep_the_server_seed_alone_and_verify() -> None:
     """"so old records stay as they are": the version 1 golden records have no dealing and
     no seat seeds, and verify as they did."""
-    old = [path for path in RECORDS if path.name.endswith("-r1.json")]
+    # Version 1 of the games hosted before seat seeds (the later games' first records deal
+    # by seats from the start: tests/golden/README.md).
+    old = [path for path in RECORDS if path.name.endswith("-r1.json")
+           and path.name.startswith(("res-publica-2230ad-", "asking-for-trobils-"))]
     assert old
     for path in old:
         record = load(path)

@@ -39,7 +39,8 @@ def test_a_game_played_through_the_store_makes_a_record_that_verifies(
     report = verify_record(json.loads(json.dumps(record)))
 
     assert report.ok, [problem.describe() for problem in report.problems]
-    assert report.checked["moves_reexecuted"] > 100
+    moves = sum(1 for e in record["events"] if e["type"] == "MovePlayed")
+    assert report.checked["moves_reexecuted"] == moves > 50  # a real game, every move again
     assert record["events"][-1]["type"] == "GameScored"
     assert "GameScored" in report.checked["not_rederived"]
     assert partial is not None
