@@ -19,7 +19,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app = Flask(__name__)
     app.config.update(
         REDIS_URL=os.environ.get("MEEPLE_REDIS_URL", "redis://127.0.0.1:6379/0"),
-        RATELIMIT_DEFAULT=os.environ.get("MEEPLE_RATE_LIMIT", "300 per minute"),
+        RATELIMIT_PER_CALLER=os.environ.get("MEEPLE_RATE_LIMIT", "300 per minute"),
         RATELIMIT_RECORDS=os.environ.get("MEEPLE_RECORDS_RATE_LIMIT", "30 per minute"),
         RATELIMIT_MESSAGES=os.environ.get("MEEPLE_MESSAGES_RATE_LIMIT", "10 per minute"),
         RATELIMIT_REGISTRATION=os.environ.get("MEEPLE_REGISTRATION_RATE_LIMIT", "30 per hour"),
@@ -50,7 +50,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
                                       min_move_seconds=app.config.get("MIN_MOVE_SECONDS"))
     app.extensions["meeple_keys"] = Keyring(Path(app.config["KEYS_DIR"]))
 
-    from service import caching, errors, json_body, limits, spec
+    from service import browsers, caching, errors, json_body, limits, spec
     from service.api import (
         game_types,
         games,
@@ -59,6 +59,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         messages,
         players,
         records,
+        streams,
         system,
     )
 
@@ -67,7 +68,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     limiter = limits.init_app(app)
     errors.init_app(app)
     caching.init_app(app)
-    for module in (system, players, game_types, games, records, messages, inbox, inbound):
+    for module in (system, players, game_types, games, records, messages, inbox, inbound,
+                   streams):
         api.register_blueprint(module.blp)
+    system.init_app(app)
+    browsers.init_app(app)
     limits.limit_routes(app, limiter)
     return app

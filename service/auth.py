@@ -6,6 +6,7 @@ from flask import current_app, g, request
 
 from events.accounts.players import Player
 from events.application.meeple import Meeple
+from events.domain.table import Table
 from events.exceptions import Unauthorized
 
 BEARER = "Bearer "
@@ -31,3 +32,23 @@ def current_player() -> Player:
         g.player = meeple().players.authenticate(key)
     player: Player = g.player
     return player
+
+
+def caller() -> Player | None:
+    """The authenticated player, or None for a request without an API key. A key that is
+    not one is a 401, not an anonymous call."""
+    if api_key_of_request() is None:
+        return None
+    return current_player()
+
+
+def reader_seats(table: Table) -> list[int]:
+    """The seats whose secrets the caller of this request may read in `table`: none for a
+    spectator (anyone, with or without a key, at a public table). A private table is, to
+    anyone without a seat at it, no game at all (404, as for an id that names none). Every
+    route that shows a game's view, log, messages or record asks here."""
+    player = caller()
+    seats = table.seats_of(player.id) if player is not None else []
+    if not seats and not table.public:
+        raise meeple().not_shown(table.id)
+    return seats

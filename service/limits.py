@@ -6,9 +6,16 @@ request therefore buys nothing: it counts against the address like any anonymous
 The address is the peer's, unless the operator says how many proxies in front of the app
 may be believed about the client (MEEPLE_TRUSTED_PROXIES: that many X-Forwarded-For hops).
 
-Registering has a limit of its own per address, whatever key is sent. If the counters'
-Redis is down, limits are counted in this process's memory until it is back: a request is
-never refused because the counters are unreachable.
+One limit (MEEPLE_RATE_LIMIT) counts every request of a caller, whatever the route. Some
+routes have a tighter limit of their own on top: verifying and importing records, posting
+table talk, and registering (per address, whatever key is sent). If the counters' Redis is
+down, limits are counted in this process's memory until it is back: a request is never
+refused because the counters are unreachable.
+
+Every limited answer says where its caller stands, as the IETF draft "RateLimit header
+fields for HTTP" (draft-ietf-httpapi-ratelimit-headers) has it: `RateLimit-Policy` names
+each limit that applied (`"all";q=300;w=60`: 300 requests per 60 s), and `RateLimit` the
+one nearest to running out (`"all";r=42;t=17`: 42 left, the window resets in 17 s).
 """
 
 from __future__ import annotations
@@ -16,15 +23,23 @@ from __future__ import annotations
 import math
 import time
 
-from flask import Flask, current_app, request
-from flask_limiter import Limiter
+from flask import Flask, Response, current_app, request
+from flask_limiter import Limiter, RequestLimit
 from flask_limiter.util import get_remote_address
+from limits import parse
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from events.exceptions import Unauthorized
 from service.auth import api_key_of_request, current_player
 
-UNLIMITED_PATHS = ("/healthz", "/openapi.yaml")
+UNLIMITED_PATHS = ("/healthz", "/openapi.yaml", "/openapi.json")
+
+
+def unlimited() -> bool:
+    """Health, the spec, the API reference's files and CORS preflights (a browser's own
+    question before a call, which is counted itself) are not counted."""
+    return (request.path in UNLIMITED_PATHS or request.path.startswith("/docs")
+            or request.method == "OPTIONS")
 
 
 def rate_limit_key() -> str:
@@ -50,10 +65,10 @@ def init_app(app: Flask) -> Limiter:
         app=app,
         storage_uri=app.config["RATELIMIT_STORAGE_URI"],
         key_prefix="meeple:ratelimit",
-        default_limits=[app.config["RATELIMIT_DEFAULT"]],
-        default_limits_exempt_when=lambda: request.path in UNLIMITED_PATHS,
-        # No X-RateLimit-* headers on every answer: they cost a Redis round trip each time.
-        # A 429 still carries Retry-After (service.errors asks the limiter then).
+        # One count per caller across every route (not one per route).
+        application_limits=[app.config["RATELIMIT_PER_CALLER"]],
+        application_limits_exempt_when=unlimited,
+        # Flask-Limiter's own headers are the X-RateLimit-* kind: ours follow the IETF draft.
         headers_enabled=False,
         # The counters' Redis down: count in memory (logged once), and should that fail
         # too, let the request through (logged) rather than answer 503 for it.
@@ -61,6 +76,9 @@ def init_app(app: Flask) -> Limiter:
         swallow_errors=True,
     )
     app.extensions["meeple_limiter"] = limiter
+    every = parse(app.config["RATELIMIT_PER_CALLER"])
+    app.config["RATELIMIT_PER_CALLER_POLICY"] = f"q={every.amount};w={every.get_expiry()}"
+    app.after_request(rate_limit_headers)
     return limiter
 
 
@@ -74,6 +92,38 @@ def limit_routes(app: Flask, limiter: Limiter) -> None:
     # Accounts are free to make: per address, whatever the request says about itself.
     _limit(app, "players.register", limiter.limit(app.config["RATELIMIT_REGISTRATION"],
                                                   key_func=address_key))
+
+
+POLICY_NAMES = {"records.verify": "records", "records.import_record": "records",
+                "messages.post_message": "messages", "players.register": "registration"}
+
+
+def _policy_name(limit: RequestLimit) -> str:
+    return "all" if limit.shared else POLICY_NAMES.get(request.endpoint or "", "route")
+
+
+def rate_limit_headers(response: Response) -> Response:
+    """RateLimit-Policy and RateLimit (IETF draft) on every answer a limit was counted for.
+    Reading the remaining count costs one round trip to the counters' Redis, for one limit
+    only (the route's own when it has one); should it fail, the answer goes without it."""
+    limiter: Limiter = current_app.extensions["meeple_limiter"]
+    nearest = limiter.current_limit
+    if nearest is None:
+        return response
+    # Flask-Limiter lists a route's own limits apart from the per-caller one: name both.
+    policies = {'"all"': current_app.config["RATELIMIT_PER_CALLER_POLICY"]}
+    for limit in limiter.current_limits:
+        item = limit.limit
+        policies[f'"{_policy_name(limit)}"'] = f"q={item.amount};w={item.get_expiry()}"
+    response.headers["RateLimit-Policy"] = ", ".join(
+        f"{name};{terms}" for name, terms in policies.items())
+    try:
+        remaining, reset = nearest.remaining, nearest.reset_at
+    except Exception:  # the counters' Redis is down: no figure rather than a 500
+        return response
+    seconds = min(nearest.limit.get_expiry(), max(0, math.ceil(reset - time.time())))
+    response.headers["RateLimit"] = f'"{_policy_name(nearest)}";r={remaining};t={seconds}'
+    return response
 
 
 def _limit(app: Flask, endpoint: str, decorator: object) -> None:

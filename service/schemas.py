@@ -8,10 +8,11 @@ from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validat
 
 from events.accounts.profiles import DIGEST_CHOICES, NOTIFY_CHOICES
 from events.accounts.webhook_urls import refused_address
-from events.application.meeple import message_problem
-from events.domain.deadlines import MAX_MOVE_SECONDS, ON_EXPIRY
+from events.application.meeple import MESSAGE_MAX_LENGTH, message_problem
+from events.domain.deadlines import DEFAULT_MIN_MOVE_SECONDS, MAX_MOVE_SECONDS, ON_EXPIRY
 from games.registry import GAMES
 from games.rng import SEAT_SEED
+from service.shapes import envelope_list, typed, typed_list
 
 STATUSES = ("open", "active", "ended")
 
@@ -67,6 +68,12 @@ class PlayerCreated(PlayerOut):
     api_key = fields.String(
         required=True, metadata={"description": "Shown once: send as 'Authorization: Bearer KEY'"}
     )
+
+
+class KeyReplaced(PlayerCreated):
+    replayed = fields.Boolean(required=True, metadata={
+        "description": "true: a retry of a replacement already made (same old key and "
+                       "Idempotency-Key), answering the key it made"})
 
 
 def public_webhook_url(url: str) -> None:
@@ -129,15 +136,44 @@ class ProfileUpdated(ProfileOut):
 # --- game types -------------------------------------------------------------
 
 
-class GameTypeOut(Strict):
+class OptionOut(Strict):
+    type = fields.String(required=True, metadata={"description": "Boolean, Integer, String"})
+    required = fields.Boolean(required=True)
+
+
+class ComponentsOut(Strict):
+    view = fields.String(required=True, metadata={
+        "description": "The spec's component for this game's view, e.g. TrajanView"})
+    move = fields.String(required=True, metadata={
+        "description": "The spec's component for this game's legal moves"})
+
+
+class GameTypeSummaryOut(Strict):
     id = fields.String(required=True)
     title = fields.String(required=True)
     min_players = fields.Integer(required=True)
     max_players = fields.Integer(required=True)
-    rules_version = fields.String(required=True)
+    rules_version = fields.String(required=True, metadata={
+        "description": "The rules new tables are made with"})
+    rules_versions = fields.List(fields.String(), required=True, metadata={
+        "description": "Every rules version this server still plays and verifies, oldest "
+                       "first"})
     options = fields.Dict(
-        required=True, metadata={"description": "The options a table may set, with their types"}
-    )
+        keys=fields.String(), values=fields.Nested(OptionOut), required=True,
+        metadata={"description": "The options a table may set, with their types"})
+    components = fields.Nested(ComponentsOut, required=True, metadata={
+        "description": "This game's view and move schemas, as named in this API's spec: a "
+                       "generated client has them as types"})
+
+
+class GameTypeOut(GameTypeSummaryOut):
+    """One game type, with the JSON Schemas of its view and moves."""
+
+    view_schema = fields.Dict(required=True, metadata={
+        "description": "JSON Schema (2020-12) of `view` in this game's answers, for a seat "
+                       "and for a spectator, under every rules version listed"})
+    move_schema = fields.Dict(required=True, metadata={
+        "description": "JSON Schema (2020-12) of one of this game's legal moves"})
 
 
 class LeaderboardRow(Strict):
@@ -185,14 +221,22 @@ class GameCreate(Strict):
         load_default=None, validate=validate.Regexp(SEAT_SEED),
         metadata={"description": SEED_DESCRIPTION + " (the creator's seat, with `join`)"},
     )
+    public = fields.Boolean(load_default=True, metadata={
+        "description": "Anyone may watch it, without an account, as a spectator does (no "
+                       "seat's secrets); false: it shows itself to its seats only, and to "
+                       "anyone else it is no game (404)"})
 
 
 class DeadlineIn(Strict):
+    # The spec says 1 hour, the default shortest (MEEPLE_MIN_MOVE_SECONDS lowers it: tests
+    # and private servers); the use case refuses less than the server's own minimum with 422.
     hours = fields.Float(
         required=True, validate=validate.Range(min=0, max=MAX_MOVE_SECONDS / 3600,
                                                min_inclusive=False),
-        metadata={"description": "Time per move in hours, 1 to 336 (14 days); fractions are "
-                  "fine and are kept to the second"},
+        metadata={"minimum": DEFAULT_MIN_MOVE_SECONDS / 3600,
+                  "description": "Time per move in hours, 1 to 336 (14 days); fractions are "
+                  "fine and are kept to the second. A server may allow less than an hour "
+                  "(MEEPLE_MIN_MOVE_SECONDS); below its minimum the answer is a 422"},
     )
     on_expiry = fields.String(
         required=True, validate=validate.OneOf(ON_EXPIRY),
@@ -228,6 +272,7 @@ class GameSummaryOut(Strict):
     seat_count = fields.Integer(required=True)
     seats = fields.List(fields.Nested(SeatOut), required=True)
     actors = fields.List(fields.Integer(), required=True, metadata={"description": "Who must act"})
+    public = fields.Boolean(required=True, metadata={"description": "Anyone may watch it"})
     created_at = fields.String(required=True)
     updated_at = fields.String(required=True)
 
@@ -241,8 +286,10 @@ class GameOut(GameSummaryOut):
     seat = fields.Integer(
         allow_none=True, required=True, metadata={"description": "The seat the view is for"}
     )
-    view = fields.Dict(allow_none=True, required=True, metadata={"description": "What you see"})
-    result = fields.Dict(allow_none=True, required=True, metadata={"description": "Score sheet"})
+    view = typed("GameView", nullable=True, required=True, description="The table as your "
+                 "seat sees it (a spectator's view if you have none); null before the start")
+    result = typed("ScoreSheet", nullable=True, required=True,
+                   description="The score sheet, once the game has ended")
     deadline = fields.Nested(DeadlineOut, allow_none=True, required=True,
                              metadata={"description": "The time per move, if the table has one"})
     turn_deadlines = fields.List(
@@ -307,31 +354,15 @@ class LegalMovesOut(Strict):
     version = fields.Integer(required=True)
     seat = fields.Integer(allow_none=True, required=True)
     prompt = fields.String(allow_none=True, required=True)
-    moves = fields.List(
-        fields.Dict(), required=True,
-        metadata={"description": "Each move has a stable 'id' and a human 'label'"},
-    )
-
-
-class EnvelopeOut(Strict):
-    v = fields.Integer(required=True)
-    type = fields.String(required=True)
-    at = fields.String(required=True)
-    by = fields.String(required=True)
-    data = fields.Dict(required=True)
-    prev = fields.String(required=True, allow_none=True, metadata={
-        "description": "The hash of the envelope before; null until the game has ended"})
-    hash = fields.String(required=True, allow_none=True, metadata={
-        "description": "SHA-256 of this envelope's canonical JSON without `hash`; null "
-                       "until the game has ended: each hash covers the ones before, so it "
-                       "would let guesses of redacted secrets be tested"})
-    redacted = fields.Boolean(metadata={"description": "Parts hidden from you were removed"})
+    moves = typed_list("LegalMove", required=True,
+                       description="Each move has a stable `id` and a human `label`")
 
 
 class MovesOut(Strict):
     version = fields.Integer(required=True)
     replayed = fields.Boolean(required=True, metadata={"description": "An Idempotency-Key retry"})
-    events = fields.List(fields.Nested(EnvelopeOut), required=True)
+    events = envelope_list(required=True, description="What this request appended, as you "
+                                                      "may see it")
     game = fields.Nested(GameOut, required=True)
     your_moves = fields.Nested(
         LegalMovesOut, required=True,
@@ -345,7 +376,7 @@ class EventsQuery(Strict):
 
 
 class EventsPage(Strict):
-    items = fields.List(fields.Nested(EnvelopeOut), required=True)
+    items = envelope_list(required=True)
     version = fields.Integer(required=True)
     next_after = fields.Integer(allow_none=True, required=True)
 
@@ -360,7 +391,7 @@ class StateOut(Strict):
     status = fields.String(required=True, validate=validate.OneOf(STATUSES))
     seat = fields.Integer(allow_none=True, required=True)
     actors = fields.List(fields.Integer(), required=True)
-    view = fields.Dict(allow_none=True, required=True)
+    view = typed("GameView", nullable=True, required=True)
     full_state = fields.Dict(
         allow_none=True, required=True,
         metadata={"description": "Once the game has ended: the whole state at this version "
@@ -401,9 +432,9 @@ class RecordDoc(Schema):
     complete = fields.Boolean(metadata={"description": "false: a caller's redacted view of a "
                                         "game still in play; it cannot be re-executed"})
     redacted_for = fields.List(fields.Integer(), allow_none=True)
-    events = fields.List(fields.Nested(EnvelopeOut))
+    events = envelope_list()
     seed = fields.String(allow_none=True, metadata={"description": "Revealed once ended"})
-    scores = fields.Dict(allow_none=True)
+    scores = typed("ScoreSheet", nullable=True)
     signature = fields.Nested(Signature)
 
 
@@ -440,6 +471,10 @@ class VerifyReport(Schema):
 # --- table talk ------------------------------------------------------------------------------
 
 
+NOT_BLANK = r"\S"  # a JSON Schema pattern matches anywhere: somewhere, a non-space
+MESSAGE_MAX_SENT = 4 * MESSAGE_MAX_LENGTH  # room for the whitespace that stripping removes
+
+
 def _message_text(text: str) -> None:
     problem = message_problem(text.strip())
     if problem:
@@ -448,9 +483,11 @@ def _message_text(text: str) -> None:
 
 class MessageCreate(Strict):
     text = fields.String(
-        required=True, validate=[validate.Length(min=1), _message_text],
-        metadata={"description": "1 to 500 characters once surrounding whitespace is stripped "
-                  "(the stripped text is what is posted)"},
+        required=True, validate=[validate.Length(min=1, max=MESSAGE_MAX_SENT), _message_text],
+        metadata={"pattern": NOT_BLANK,
+                  "description": "At most 2,000 characters as sent, and 1 to 500 once "
+                  "surrounding whitespace is stripped (the stripped text is what is posted); "
+                  "no control characters but tab and line breaks"},
     )
 
 

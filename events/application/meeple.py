@@ -144,11 +144,13 @@ class Meeple:
         idempotency_key: str | None = None,
         deadline: dict[str, Any] | None = None,
         seat_seed: str | None = None,
+        public: bool = True,
     ) -> Table:
         """Open a table. With an idempotency key the game id is derived from it, so a
         retried request finds the game the first one made instead of making another.
         `deadline`: {"hours", "on_expiry"} (events.domain.deadlines), or None for no time limit.
-        `seat_seed`: the creator's contribution to the randomness (made here if None)."""
+        `seat_seed`: the creator's contribution to the randomness (made here if None).
+        `public`: anyone may watch it (a private table shows itself to its seats only)."""
         game = self.game_type(game_type)
         clean_options = self._validate_options(game, options or {})
         rule = self._deadline_rule(deadline)
@@ -158,7 +160,7 @@ class Meeple:
         if join and len(bot_seats) >= seats:
             raise InvalidOptions("every seat is a bot: pass join=false to watch a bot-only game")
         request = {"type": game.id, "seats": seats, "options": clean_options, "bots": bot_seats,
-                   "deadline": rule}
+                   "deadline": rule, "public": public}
         if idempotency_key is None:
             game_id = secrets.token_hex(8)
         else:
@@ -171,13 +173,14 @@ class Meeple:
         if join:
             joins.append((player, None, False, seat_seed or new_seat_seed()))
         seed = self._new_seed()
-        events = _creation(game, game_id, seats, clean_options, rule, joins, seed)  # may refuse
+        events = _creation(game, game_id, seats, clean_options, rule, joins, seed,
+                           public)  # may refuse
         stored = self.store.put_seed(game_id, seed)
         if stored != seed:
             # A request that died between storing its seed and appending GameCreated left a
             # seed nobody saw anything of: this retry takes it up and completes the creation.
             seed = stored
-            events = _creation(game, game_id, seats, clean_options, rule, joins, seed)
+            events = _creation(game, game_id, seats, clean_options, rule, joins, seed, public)
         try:
             result = self.store.append(game_id, 0, events)
         except VersionConflict:
@@ -231,7 +234,8 @@ class Meeple:
         created = self.store.read(game_id, 1, self.store.batch_end(game_id, 1))
         table = self._replay(game_id, created)
         made = {"type": table.type, "seats": table.seat_count, "options": table.options,
-                "bots": [s.seat for s in table.seats if s.bot], "deadline": table.deadline}
+                "bots": [s.seat for s in table.seats if s.bot], "deadline": table.deadline,
+                "public": table.public}
         if made != request:
             raise IdempotencyKeyReused("this Idempotency-Key already created a different game")
         return table
@@ -391,7 +395,8 @@ class Meeple:
         """Every game in play that has a deadline (from the lobby's index of active games)."""
         offset, page_size = 0, 100
         while True:
-            page = self.lobby.page(status=Status.ACTIVE.value, offset=offset, limit=page_size)
+            page = self.lobby.page(status=Status.ACTIVE.value, offset=offset, limit=page_size,
+                                   everything=True)
             for item in page.items:
                 try:
                     table = self.load(item["id"])
@@ -505,6 +510,14 @@ class Meeple:
             raise self._not_found(game_id)
         return self.store.read(game_id, start, end)
 
+    def current_versions(self, summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Lobby summaries with each game's version now. The lobby is written only when what
+        it shows changes (status, seats, who must act), so its own version may be older than
+        the game's: a client sends the version it lists back as `expected_version`."""
+        versions = self.store.versions([item["id"] for item in summaries])
+        return [{**item, "version": max(version, item["version"])}
+                for item, version in zip(summaries, versions, strict=True)]
+
     def rebuild_lobby(self) -> int:
         """Refill the lobby from every game stream; returns the number of games."""
         count = 0
@@ -581,6 +594,10 @@ class Meeple:
         if table is None or version is None or table.version != version:
             return None
         return table
+
+    def not_shown(self, game_id: str) -> GameNotFound:
+        """What a private game is to whoever has no seat at it: exactly no game."""
+        return GameNotFound(f"no game {game_id}")
 
     def _not_found(self, game_id: str) -> GameNotFound:
         """No such game; if it was an open table that expired, the error says so."""
@@ -671,12 +688,12 @@ def new_seat_seed() -> str:
 
 def _creation(game: Game, game_id: str, seats: int, options: dict[str, Any],
               rule: dict[str, Any] | None, joins: list[tuple[Player, int | None, bool, str]],
-              seed: bytes) -> list[NewEvent]:
+              seed: bytes, public: bool = True) -> list[NewEvent]:
     """GameCreated and the seats taken with it (bots, the creator), decided in order. Every
     game made now deals by seats: its randomness derives from the server's seed and each
     seat's (events.domain.table.Table.rng_key)."""
     created = decide_create(game, seats, options, hashlib.sha256(seed).hexdigest(), rule,
-                            game_id, dealing="seats")
+                            game_id, dealing="seats", public=public)
     table = evolve(Table.empty(game_id), _draft(created, 1), seed)
     events = [created]
     for who, seat, is_bot, seat_seed in joins:

@@ -85,6 +85,9 @@ class Table:
     # Deadlines (events.domain.deadlines): the rule from GameCreated, one clock per person who must
     # act (only when there is a rule), and the seats that resigned, in order.
     deadline: dict[str, Any] | None = None
+    # Anyone may watch a public table, without an account; a private one shows itself to its
+    # seats only (a spectator's view of it, to anyone else, is a 404 like no game at all).
+    public: bool = True
     clocks: tuple[TurnClock, ...] = ()
     resigned: tuple[int, ...] = ()
 
@@ -200,6 +203,7 @@ def _apply(table: Table, envelope: dict[str, Any], seed: bytes | None) -> Table:
             seed_commitment=data["seed_commitment"],
             deadline=data.get("deadline"),
             dealing=data.get("dealing", ""),
+            public=data.get("public", True),
         )
     if kind == "SeatTaken":
         seat = Seat(data["seat"], data["player_id"], data["name"], data["bot"],
@@ -236,7 +240,7 @@ def _rng(table: Table, seed: bytes | None, version: int) -> Rng:
 def decide_create(
     game: Game, seats: int, options: dict[str, Any], seed_commitment: str,
     deadline: dict[str, Any] | None = None, game_id: str | None = None,
-    dealing: str = "",
+    dealing: str = "", public: bool = True,
 ) -> NewEvent:
     """GameCreated. `game_id` is in it for every game made since records name it: the id is
     then hashed into the chain, so a record relabelled as another game breaks at its first
@@ -260,6 +264,8 @@ def decide_create(
         if dealing != "seats":
             raise ValueError(f"unknown dealing {dealing!r}")
         data["dealing"] = dealing
+    if not public:  # only then: public tables, the default, keep the events they always had
+        data["public"] = False
     return NewEvent("GameCreated", data, "system")
 
 

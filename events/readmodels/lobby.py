@@ -61,31 +61,43 @@ class Lobby:
         self._update = client.register_script(_UPDATE)
 
     def _index(self, *parts: str) -> str:
-        return ":".join((self._base, "idx", *parts))
+        return ":".join((self._base, "idx", *(part for part in parts if part)))
 
     def record(self, summary: dict[str, Any]) -> bool:
-        """Store a game's summary; False when a newer one is already stored."""
+        """Store a game's summary; False when a newer one is already stored. Every game is in
+        the indexes the server's own jobs read ("all", "status", "type"); the lists people
+        read come from the "listed" (public games) and "shown" ones (a player's public
+        games), and a player's own from "player": a private game is listed for its players
+        only."""
         game_type, status = summary["type"], summary["status"]
         players = {s["player_id"] for s in summary["seats"]}
         awaited = awaited_players(summary)
+        public = summary.get("public", True)
         removes: list[str] = []
-        adds = [self._index("all"), self._index("status", status), self._index("type", game_type),
-                self._index("type", game_type, "status", status)]
+        families = ("", "listed") if public else ("",)
+        adds = [index for family in families for index in (
+            self._index(family, "all"), self._index(family, "status", status),
+            self._index(family, "type", game_type),
+            self._index(family, "type", game_type, "status", status))]
+        families = ("player", "shown") if public else ("player",)
         for p in players:  # a player's games by type and status: a bounded read per page
-            adds += [self._index("player", p), self._index("player", p, "status", status),
-                     self._index("player", p, "type", game_type),
-                     self._index("player", p, "type", game_type, "status", status)]
+            for family in families:  # "shown": those anyone may see listed for that player
+                adds += [self._index(family, p), self._index(family, p, "status", status),
+                         self._index(family, p, "type", game_type),
+                         self._index(family, p, "type", game_type, "status", status)]
         # The inbox: each player's games by last change, and those waiting for them.
         changed = [self._index("inbox", p) for p in players]
         changed += [self._index("awaiting", p) for p in awaited]
         removes += [self._index("awaiting", p) for p in players - awaited]
         for other in STATUSES:
             if other != status:
-                removes += [self._index("status", other),
-                            self._index("type", game_type, "status", other)]
+                for family in ("", "listed"):
+                    removes += [self._index(family, "status", other),
+                                self._index(family, "type", game_type, "status", other)]
                 for p in players:
-                    removes += [self._index("player", p, "status", other),
-                                self._index("player", p, "type", game_type, "status", other)]
+                    for family in ("player", "shown"):
+                        removes += [self._index(family, p, "status", other),
+                                    self._index(family, p, "type", game_type, "status", other)]
         keys = [f"{self._base}:summary", *adds, *changed, *removes]
         args = [summary["id"], summary["version"], json.dumps(summary),
                 _timestamp(summary["created_at"]), len(adds),
@@ -96,22 +108,27 @@ class Lobby:
         """Take a game out of the lobby (a table that expired): its summary and every index
         it may be in."""
         known = self.get(game_id)
-        keys = [self._index("all")]
+        keys = [self._index("all"), self._index("listed", "all")]
         if known is not None:
             game_type = known["type"]
             people = {s["player_id"] for s in known["seats"]}
             for status in STATUSES:
-                keys += [self._index("status", status),
-                         self._index("type", game_type, "status", status)]
-                keys += [self._index("player", p, "status", status) for p in people]
-                keys += [self._index("player", p, "type", game_type, "status", status)
-                         for p in people]
-            keys.append(self._index("type", game_type))
+                for family in ("", "listed"):
+                    keys += [self._index(family, "status", status),
+                             self._index(family, "type", game_type, "status", status)]
+                for family in ("player", "shown"):
+                    keys += [self._index(family, p, "status", status) for p in people]
+                    keys += [self._index(family, p, "type", game_type, "status", status)
+                             for p in people]
+            keys += [self._index("type", game_type), self._index("listed", "type", game_type)]
             for p in people:
-                keys += [self._index(kind, p) for kind in ("player", "inbox", "awaiting")]
-                keys.append(self._index("player", p, "type", game_type))
+                keys += [self._index(kind, p) for kind in ("player", "shown", "inbox",
+                                                            "awaiting")]
+                keys += [self._index(family, p, "type", game_type)
+                         for family in ("player", "shown")]
         else:
-            keys += [self._index("status", status) for status in STATUSES]
+            keys += [self._index(family, "status", status) for status in STATUSES
+                     for family in ("", "listed")]
         pipe = self._redis.pipeline()
         for key in keys:
             pipe.zrem(key, game_id)
@@ -148,18 +165,24 @@ class Lobby:
         player_id: str | None = None,
         offset: int = 0,
         limit: int = 20,
+        private_too: bool = False,
+        everything: bool = False,
     ) -> Page:
-        """Newest first."""
+        """Newest first. Public games only, but for a player's own list (`private_too`,
+        with `player_id`: the player's private games as well) and the server's own jobs
+        (`everything`)."""
         if player_id is not None:
-            return self._list_for_player(player_id, game_type, status, offset, limit)
+            return self._list_for_player(player_id, game_type, status, offset, limit,
+                                         "player" if private_too else "shown")
+        family = "" if everything else "listed"
         if game_type and status:
-            index = self._index("type", game_type, "status", status)
+            index = self._index(family, "type", game_type, "status", status)
         elif game_type:
-            index = self._index("type", game_type)
+            index = self._index(family, "type", game_type)
         elif status:
-            index = self._index("status", status)
+            index = self._index(family, "status", status)
         else:
-            index = self._index("all")
+            index = self._index(family, "all")
         total = int(self._redis.zcard(index))
         ids = self._redis.zrevrange(index, offset, offset + limit - 1)
         return Page(self._summaries(ids), total, offset, limit)
@@ -171,9 +194,10 @@ class Lobby:
         return [raw.decode() if isinstance(raw, bytes) else str(raw) for raw in ids]
 
     def _list_for_player(
-        self, player_id: str, game_type: str | None, status: str | None, offset: int, limit: int
+        self, player_id: str, game_type: str | None, status: str | None, offset: int, limit: int,
+        family: str,
     ) -> Page:
-        parts = ["player", player_id]
+        parts = [family, player_id]
         if game_type:
             parts += ["type", game_type]
         if status:
@@ -213,6 +237,7 @@ def summary(table: Table) -> dict[str, Any]:
             for s in table.seats
         ],
         "actors": table.actors(),
+        "public": table.public,
         "created_at": table.created_at,
         "updated_at": table.updated_at,
     }

@@ -29,13 +29,14 @@ from __future__ import annotations
 import json
 import re
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import redis
+from redis.typing import KeyT, StreamIdT
 
 from events.domain.envelope import GENESIS, Envelope, NewEvent, canonical_json, seal
 from events.exceptions import GameNotFound, IdempotencyKeyReused, VersionConflict
@@ -44,6 +45,8 @@ IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60
 GONE_TTL_SECONDS = 30 * 24 * 60 * 60
 # No batch is longer: 50 moves, the game's end and the seed after them.
 MAX_BATCH_EVENTS = 128
+# A blocking read answers at most this many envelopes a game (a stream catching up pages on).
+WAIT_COUNT = 500
 # What a game id can be: ours are 16 hex digits; imported records keep theirs, of this form.
 GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _HERE = Path(__file__).parent
@@ -305,6 +308,56 @@ class EventStore:
             last = int(_text(entry_id).split("-")[0])
         return last
 
+    # -- waiting (live streams) --------------------------------------------------------------
+
+    def wait(self, game_id: str, after: int, block_ms: int, *, prev: str | None = None,
+             count: int = WAIT_COUNT) -> list[Envelope]:
+        """The envelopes after version `after` (at most `count`), as `read` gives them; when
+        there are none yet, waits up to `block_ms` (0: not at all) for an append: [] if none.
+
+        XREAD BLOCK holds its connection until it answers: use a store on a client of its
+        own for this (a pool as large as the streams it serves, socket timeout above
+        `block_ms`). `prev`, the hash of envelope `after` if the caller knows it, saves the
+        round trip that looks it up."""
+        prevs = {game_id: prev} if prev is not None else None
+        return self.wait_many({game_id: after}, block_ms, prevs=prevs, count=count).get(
+            game_id, [])
+
+    def wait_many(self, afters: Mapping[str, int], block_ms: int, *,
+                  prevs: Mapping[str, str] | None = None,
+                  count: int = WAIT_COUNT) -> dict[str, list[Envelope]]:
+        """`wait` on several games at once (one XREAD over their streams): the games that have
+        envelopes after their version in `afters`, each with them; {} if none came in time.
+
+        One command over many keys: on Redis Cluster the games must share a node, so a
+        cluster backend would call this once per node."""
+        if not afters:
+            return {}
+        names = {self._key(game_id, "events"): game_id for game_id in afters}
+        streams: dict[KeyT, StreamIdT] = {key: _entry_id(afters[game_id])
+                                          for key, game_id in names.items()}
+        reply = self._redis.xread(streams, count=count, block=block_ms if block_ms > 0 else None)
+        found = {names[_text(key)]: entries for key, entries in _stream_replies(reply)}
+        known = dict(prevs or {})
+        missing = [game_id for game_id in found if game_id not in known]
+        known.update(self._hashes_at({game_id: afters[game_id] for game_id in missing}))
+        return {game_id: _envelopes(entries, known[game_id])
+                for game_id, entries in found.items() if entries}
+
+    def _hashes_at(self, versions: Mapping[str, int]) -> dict[str, str]:
+        """The hash of each game's envelope at the given version (GENESIS at 0): the `prev`
+        of the one after it. One round trip for all."""
+        wanted = {game_id: v for game_id, v in versions.items() if v > 0}
+        hashes = {game_id: GENESIS for game_id, v in versions.items() if v <= 0}
+        pipe = self._redis.pipeline(transaction=False)
+        for game_id, v in wanted.items():
+            pipe.xrange(self._key(game_id, "events"), f"{v}-1", f"{v}-1")
+        for game_id, entries in zip(wanted, pipe.execute() if wanted else [], strict=True):
+            if not entries:
+                raise GameNotFound(f"no version {wanted[game_id]} in game '{_shown(game_id)}'")
+            hashes[game_id] = _bytes(_field(entries[0][1], "hash")).hex()
+        return hashes
+
     def scan_game_ids(self, cursor: int, count: int) -> tuple[int, list[str]]:
         """One step of a SCAN over every game's stream: (next cursor, 0 at the end; ids)."""
         head, tail = f"{self._prefix}:g:{{", "}:events"
@@ -321,6 +374,30 @@ class EventStore:
             game_id = _text(key)[len(head) : -len(tail)]
             if "}" not in game_id:
                 yield game_id
+
+
+def _entry_id(after: int) -> str:
+    """The stream id that XREAD answers entries after: that of version `after`."""
+    return f"{after}-1" if after > 0 else "0-0"
+
+
+def _stream_replies(reply: Any) -> list[tuple[bytes | str, list[Any]]]:
+    """XREAD's answer as (key, entries) pairs, whichever protocol the client speaks."""
+    if not reply:
+        return []
+    if isinstance(reply, dict):  # RESP3
+        return [(key, value[0] if value and isinstance(value[0], list) else value)
+                for key, value in reply.items()]
+    return [(key, entries) for key, entries in reply]
+
+
+def _envelopes(entries: list[Any], prev: str) -> list[Envelope]:
+    """Stream entries (in order) as envelopes; `prev` is the hash before the first."""
+    envelopes: list[Envelope] = []
+    for entry_id, fields in entries:
+        envelopes.append(_envelope(int(_text(entry_id).split("-")[0]), prev, fields))
+        prev = envelopes[-1]["hash"]
+    return envelopes
 
 
 def _version_head(reply: list[bytes | str | None]) -> tuple[int, str]:

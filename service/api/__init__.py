@@ -34,6 +34,11 @@ class StrictParser(FlaskParser):
     def _raw_load_json(self, req: flask.Request) -> Any:
         # The bounded parser of service.json_body, not the standard library's.
         if not is_json_request(req):
+            if req.get_data(cache=True):
+                # A body we cannot read as JSON: say so, not "missing data" for its fields.
+                sent = f"not {req.mimetype}" if req.mimetype else "this one has no Content-Type"
+                abort(415, message=f"send the body as JSON (Content-Type: application/json); "
+                                   f"{sent}")
             return core.missing
         try:
             return json_body.loads(req.get_data(cache=True))
@@ -43,3 +48,15 @@ class StrictParser(FlaskParser):
 
 class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
     ARGUMENTS_PARSER = StrictParser()
+
+    def route(self, rule: str, **options: Any) -> Any:
+        """A route whose operationId is its function's name (`play_moves`): what a client
+        generated from the spec calls it."""
+        register = super().route(rule, **options)
+
+        def decorator(func: Any) -> Any:
+            if "operationId" not in getattr(func, "_apidoc", {}).get("manual_doc", {}):
+                func = self.doc(operationId=func.__name__)(func)
+            return register(func)
+
+        return decorator

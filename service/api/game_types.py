@@ -6,35 +6,42 @@ from typing import Any
 
 from events.readmodels.ratings import Ratings
 from games.contract import Game
+from games.registry import RULES
+from games.schemas import move_schema, view_schema
 from service.api import Blueprint
 from service.auth import meeple
-from service.schemas import GameTypeOut, LeaderboardOut
+from service.schemas import GameTypeOut, GameTypeSummaryOut, LeaderboardOut
+from service.spec import component_prefix
 
 blp = Blueprint("game_types", __name__, url_prefix="/v1/game-types", description="Game types")
 
 
-def describe(game: Game) -> dict[str, Any]:
+def summary(game: Game) -> dict[str, Any]:
     options = {
         name: {"type": type(field).__name__, "required": field.required}
         for name, field in game.options().fields.items()
     }
+    prefix = component_prefix(game.id)
     return {"id": game.id, "title": game.title, "min_players": game.min_players,
             "max_players": game.max_players, "rules_version": game.rules_version,
-            "options": options}
+            "rules_versions": list(RULES[game.id]), "options": options,
+            "components": {"view": f"{prefix}View", "move": f"{prefix}Move"}}
 
 
 @blp.route("")
-@blp.response(200, GameTypeOut(many=True))
+@blp.response(200, GameTypeSummaryOut(many=True))
 def list_game_types() -> list[dict[str, Any]]:
     """Every game type, with its player counts and options."""
-    return [describe(game) for game in meeple().game_types()]
+    return [summary(game) for game in meeple().game_types()]
 
 
 @blp.route("/<game_type>")
 @blp.response(200, GameTypeOut)
 def get_game_type(game_type: str) -> dict[str, Any]:
-    """One game type."""
-    return describe(meeple().game_type(game_type))
+    """One game type, with the JSON Schemas of its view and of its legal moves."""
+    game = meeple().game_type(game_type)
+    return {**summary(game), "view_schema": view_schema(game.id),
+            "move_schema": move_schema(game.id)}
 
 
 @blp.route("/<game_type>/leaderboard")

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Response, request
-from werkzeug.exceptions import BadRequest
+from werkzeug.exceptions import BadRequest, PreconditionFailed
+from werkzeug.http import parse_etags
 
 from events.accounts.players import Player
 from events.domain.table import Status, Table
@@ -13,8 +14,8 @@ from events.domain.visibility import redact_log, table_view
 from events.exceptions import NotSeated
 from events.readmodels.lobby import summary
 from service.api import Blueprint
-from service.auth import current_player, meeple
-from service.errors import problem
+from service.auth import caller, current_player, meeple, reader_seats
+from service.errors import PROBLEM
 from service.schemas import (
     EventsPage,
     EventsQuery,
@@ -26,6 +27,7 @@ from service.schemas import (
     LegalMovesOut,
     MovesOut,
     MovesRequest,
+    Problem,
     ResignRequest,
     SeatQuery,
     StateOut,
@@ -34,13 +36,22 @@ from service.schemas import (
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games and their moves")
 BEARER: list[dict[str, list[str]]] = [{"bearerAuth": []}]
+# Read routes: a key shows your seats' view; without one, a public game as a spectator sees it.
+OPTIONAL_BEARER: list[dict[str, list[str]]] = [{}, {"bearerAuth": []}]
 IDEMPOTENCY_KEY_MAX = 200
 IDEMPOTENCY = {"name": "Idempotency-Key", "in": "header", "required": False,
                "schema": {"type": "string", "minLength": 1, "maxLength": IDEMPOTENCY_KEY_MAX},
                "description": "Retrying with the same key returns the first result"}
 IF_MATCH = {"name": "If-Match", "in": "header", "required": False,
-            "schema": {"type": "string", "pattern": r'^(W/)?"?[0-9]+"?$'},
-            "description": "The game's ETag (its version); same as expected_version"}
+            "schema": {"type": "string", "pattern": r'^(\*|"[0-9]{1,20}")$'},
+            "description": "The game's ETag (its version), e.g. `\"12\"`: same as "
+                           "`expected_version` (both: they must agree, else 400). Compared "
+                           "strongly (RFC 9110 13.1.1): a weak tag `W/\"12\"` is a 412. "
+                           "`*`: whatever the version"}
+
+
+ETAG = {"ETag": {"$ref": "#/components/headers/ETag"}}
+CONFLICT = {"schema": Problem, "content_type": PROBLEM}
 
 
 def idempotency_key() -> str | None:
@@ -55,9 +66,10 @@ def etag(version: int) -> str:
     return f'"{version}"'
 
 
-def seat_for(table: Table, player: Player, wanted: int | None) -> int | None:
-    """The seat whose view the caller gets: the one asked for, else their first acting seat."""
-    mine = table.seats_of(player.id)
+def seat_for(table: Table, player: Player | None, wanted: int | None) -> int | None:
+    """The seat whose view the caller gets: the one asked for, else their first acting seat
+    (None: a spectator's view)."""
+    mine = table.seats_of(player.id) if player is not None else []
     if wanted is not None:
         if wanted not in mine:
             raise NotSeated(f"seat {wanted} is not yours")
@@ -67,7 +79,7 @@ def seat_for(table: Table, player: Player, wanted: int | None) -> int | None:
     return candidates[0] if candidates else None
 
 
-def game_out(table: Table, player: Player, wanted: int | None = None) -> dict[str, Any]:
+def game_out(table: Table, player: Player | None, wanted: int | None = None) -> dict[str, Any]:
     seat = seat_for(table, player, wanted)
     return {
         **summary(table),
@@ -75,7 +87,7 @@ def game_out(table: Table, player: Player, wanted: int | None = None) -> dict[st
         "options": table.options,
         "seed_commitment": table.seed_commitment,
         "revealed_seed": table.revealed_seed,
-        "your_seats": table.seats_of(player.id),
+        "your_seats": table.seats_of(player.id) if player is not None else [],
         "seat": seat,
         "view": table_view(table, seat),
         "result": table.result,
@@ -91,42 +103,51 @@ def game_out(table: Table, player: Player, wanted: int | None = None) -> dict[st
 @blp.route("", methods=["POST"])
 @blp.doc(security=BEARER, parameters=[IDEMPOTENCY])
 @blp.arguments(GameCreate)
-@blp.response(201, GameOut)
+@blp.response(201, GameOut, headers={**ETAG, "Location": {
+    "$ref": "#/components/headers/Location"}})
+@blp.alt_response(409, **CONFLICT, description="Too many open tables (`quota_exceeded`), or "
+                  "this Idempotency-Key made a game already being made")
 def create_game(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     """Open a table. The caller takes the first free seat unless `join` is false."""
     player = current_player()
     table = meeple().create_game(
         player, body["type"], body["seats"], body["options"], body["bots"], body["join"],
-        idempotency_key(), body["deadline"], body["seed"],
+        idempotency_key(), body["deadline"], body["seed"], body["public"],
     )
     headers = {"ETag": etag(table.version), "Location": f"/v1/games/{table.id}"}
     return game_out(table, player), 201, headers
 
 
 @blp.route("", methods=["GET"])
-@blp.doc(security=BEARER)
+@blp.doc(security=OPTIONAL_BEARER)
 @blp.arguments(GameQuery, location="query")
 @blp.response(200, GamePage)
 def list_games(query: dict[str, Any]) -> dict[str, Any]:
-    """Games, newest first, filtered by type, status and player ('me' for yours)."""
-    player = current_player()
-    player_id = player.id if query.get("player") == "me" else query.get("player")
+    """Public games, newest first, filtered by type, status and player; `player=me` (with
+    your key) lists yours, private ones too. No key needed but for `me`."""
+    mine = query.get("player") == "me"
+    player = current_player() if mine else caller()  # a wrong key is a 401 even here
+    player_id = player.id if mine and player is not None else query.get("player")
     page = meeple().lobby.page(
         game_type=query.get("type"), status=query.get("status"), player_id=player_id,
-        offset=query["offset"], limit=query["limit"],
+        offset=query["offset"], limit=query["limit"], private_too=mine,
     )
-    return {"items": page.items, "total": page.total, "offset": page.offset, "limit": page.limit}
+    return {"items": meeple().current_versions(page.items), "total": page.total,
+            "offset": page.offset, "limit": page.limit}
 
 
 @blp.route("/<game_id>", methods=["GET"])
-@blp.doc(security=BEARER)
+@blp.doc(security=OPTIONAL_BEARER)
 @blp.arguments(SeatQuery, location="query")
-@blp.response(200, GameOut)
-@blp.alt_response(304, description="Not modified since the ETag you sent")
+@blp.response(200, GameOut, headers=ETAG)
+@blp.alt_response(304, description="Not modified since the ETag you sent (If-None-Match, "
+                  "compared weakly)", headers=ETAG)
 def get_game(query: dict[str, Any], game_id: str) -> Any:
-    """The game: summary, whose turn, and the table as your seat sees it. ETag = version."""
-    player = current_player()
+    """The game: summary, whose turn, and the table as your seat sees it (as a spectator
+    sees it, without a key or a seat: public games only). ETag = version."""
     table = meeple().load(game_id)
+    reader_seats(table)
+    player = caller()
     tag = etag(table.version)
     # W/"12" matches too: a cache or proxy may weaken the tag it was given.
     if request.if_none_match.contains_weak(str(table.version)):
@@ -137,7 +158,9 @@ def get_game(query: dict[str, Any], game_id: str) -> Any:
 @blp.route("/<game_id>/join", methods=["POST"])
 @blp.doc(security=BEARER, parameters=[IDEMPOTENCY])
 @blp.arguments(JoinRequest)
-@blp.response(200, GameOut)
+@blp.response(200, GameOut, headers=ETAG)
+@blp.alt_response(409, **CONFLICT, description="The seat is taken (`seat_taken`), the game "
+                  "is full (`game_full`) or has started")
 def join_game(body: dict[str, Any], game_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
     """Take a seat (a given one, or the first free). The game starts when every seat is taken."""
     player = current_player()
@@ -149,7 +172,9 @@ def join_game(body: dict[str, Any], game_id: str) -> tuple[dict[str, Any], int, 
 @blp.route("/<game_id>/resign", methods=["POST"])
 @blp.doc(security=BEARER, parameters=[IDEMPOTENCY])
 @blp.arguments(ResignRequest)
-@blp.response(200, GameOut)
+@blp.response(200, GameOut, headers=ETAG)
+@blp.alt_response(403, **CONFLICT, description="Not your seat (`not_seated`)")
+@blp.alt_response(409, **CONFLICT, description="Not started, over, or resigned already")
 def resign(body: dict[str, Any], game_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
     """Give up a seat: the bot plays it to the end, and it ranks last. Also what happens when
     a table's deadline runs out and its rule is to resign."""
@@ -159,7 +184,8 @@ def resign(body: dict[str, Any], game_id: str) -> tuple[dict[str, Any], int, dic
 
 
 def legal_moves_out(
-    table: Table, player: Player, wanted: int | None, view: dict[str, Any] | None = None
+    table: Table, player: Player | None, wanted: int | None,
+    view: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The caller's legal moves; `view` is that seat's view when the caller has it already."""
     seat = seat_for(table, player, wanted)
@@ -172,28 +198,53 @@ def legal_moves_out(
 
 
 @blp.route("/<game_id>/moves", methods=["GET"])
-@blp.doc(security=BEARER)
+@blp.doc(security=OPTIONAL_BEARER)
 @blp.arguments(SeatQuery, location="query")
 @blp.response(200, LegalMovesOut)
 def legal_moves(query: dict[str, Any], game_id: str) -> dict[str, Any]:
-    """Your legal moves now (for `seat`, or your first seat that must act)."""
-    return legal_moves_out(meeple().load(game_id), current_player(), query.get("seat"))
+    """Your legal moves now (for `seat`, or your first seat that must act); none for a
+    spectator."""
+    table = meeple().load(game_id)
+    reader_seats(table)
+    return legal_moves_out(table, caller(), query.get("seat"))
+
+
+def expected_version(in_body: int | None) -> int | None:
+    """The version a move request is guarded by: `expected_version`, or If-Match (an ETag
+    compared strongly, as RFC 9110 says for If-Match), which must agree when both are sent."""
+    header = request.headers.get("If-Match")
+    if header is None:
+        return in_body
+    tags = parse_etags(header)
+    if tags.star_tag:
+        return in_body
+    strong = sorted(tags.as_set())
+    if not strong and tags.as_set(include_weak=True):
+        raise PreconditionFailed('If-Match compares ETags strongly (RFC 9110 13.1.1): a weak '
+                                 'tag such as W/"12" never matches; send "12"')
+    if len(strong) != 1 or not strong[0].isdigit() or len(strong[0]) > 20:
+        raise BadRequest('If-Match must be one ETag of this game, e.g. "12", or *')
+    version = int(strong[0])
+    if in_body is not None and in_body != version:
+        raise BadRequest(f"If-Match says version {version} and expected_version says "
+                         f"{in_body}: send one, or the same in both")
+    return version
 
 
 @blp.route("/<game_id>/moves", methods=["POST"])
 @blp.doc(security=BEARER, parameters=[IDEMPOTENCY, IF_MATCH])
 @blp.arguments(MovesRequest)
-@blp.response(201, MovesOut)
+@blp.response(201, MovesOut, headers=ETAG)
+@blp.alt_response(403, **CONFLICT, description="Not your seat (`not_seated`)")
+@blp.alt_response(409, **CONFLICT, description="Someone moved first (`version_conflict`, with "
+                  "`current_version`: read the game and send again), `not_your_turn`, "
+                  "`game_not_started` or `game_over`")
+@blp.alt_response(412, **CONFLICT, description="If-Match held a weak ETag "
+                  "(`precondition_failed`): If-Match compares strongly")
 def play_moves(body: dict[str, Any], game_id: str) -> Any:
     """Play one or several moves, all or nothing, guarded by the version you saw."""
     player = current_player()
-    expected = body.get("expected_version")
-    if_match = request.headers.get("If-Match")
-    if if_match is not None:
-        try:
-            expected = int(if_match.strip().removeprefix("W/").strip('"'))
-        except ValueError:
-            return problem(400, "bad_request", "If-Match must be the game's ETag, e.g. \"12\"")
+    expected = expected_version(body.get("expected_version"))
     result = meeple().play_moves(
         player, game_id, body["moves"], expected, body.get("seat"),
         idempotency_key(),
@@ -212,17 +263,17 @@ def play_moves(body: dict[str, Any], game_id: str) -> Any:
 
 
 @blp.route("/<game_id>/events", methods=["GET"])
-@blp.doc(security=BEARER)
+@blp.doc(security=OPTIONAL_BEARER)
 @blp.arguments(EventsQuery, location="query")
 @blp.response(200, EventsPage)
+@blp.doc(operationId="game_events")
 def events(query: dict[str, Any], game_id: str) -> dict[str, Any]:
     """The log, oldest first, as you may see it: others' secrets are redacted until the end."""
-    player = current_player()
     app = meeple()
     table = app.load(game_id)
     start = query["after"] + 1
     end = min(table.version, query["after"] + query["limit"])
-    seats, ended = table.seats_of(player.id), table.status is Status.ENDED
+    seats, ended = reader_seats(table), table.status is Status.ENDED
     envelopes = app.events(game_id, start, end) if start <= end else []
     return {
         "items": redact_log(envelopes, seats, ended),
@@ -232,14 +283,16 @@ def events(query: dict[str, Any], game_id: str) -> dict[str, Any]:
 
 
 @blp.route("/<game_id>/state", methods=["GET"])
-@blp.doc(security=BEARER)
+@blp.doc(security=OPTIONAL_BEARER)
 @blp.arguments(StateQuery, location="query")
 @blp.response(200, StateOut)
+@blp.doc(operationId="game_state")
 def state(query: dict[str, Any], game_id: str) -> dict[str, Any]:
     """The table at any version, as your seat may see it (the current one by default)."""
-    player = current_player()
     app = meeple()
     current = app.load(game_id)
+    reader_seats(current)
+    player = caller()
     version = query.get("version")
     table = current if version is None or version == current.version else app.table_at(
         game_id, version)

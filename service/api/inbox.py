@@ -18,11 +18,13 @@ blp = Blueprint("inbox", __name__, url_prefix="/v1/players/me/games",
 @blp.doc(security=BEARER)
 @blp.arguments(InboxQuery, location="query")
 @blp.response(200, InboxPage)
+@blp.doc(operationId="my_games")
 def inbox(query: dict[str, Any]) -> dict[str, Any]:
     """Your games, newest change first (a change: status, seats, or whose turn it is), each
     with `awaiting_me`; `awaiting=me` keeps only those where one of your seats must act."""
     player = current_player()
     page = meeple().lobby.inbox(player.id, awaiting=query.get("awaiting") == "me",
                                 offset=query["offset"], limit=query["limit"])
-    items = [{**game, "awaiting_me": player.id in awaited_players(game)} for game in page.items]
+    items = [{**game, "awaiting_me": player.id in awaited_players(game)}
+             for game in meeple().current_versions(page.items)]
     return {"items": items, "total": page.total, "offset": page.offset, "limit": page.limit}

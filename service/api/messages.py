@@ -13,8 +13,8 @@ from events.application.meeple import Meeple
 from events.domain.envelope import Envelope
 from events.domain.table import Table
 from service.api import Blueprint
-from service.api.games import BEARER, IDEMPOTENCY, etag, idempotency_key
-from service.auth import current_player, meeple
+from service.api.games import BEARER, ETAG, IDEMPOTENCY, OPTIONAL_BEARER, etag, idempotency_key
+from service.auth import current_player, meeple, reader_seats
 from service.schemas import MessageCreate, MessagePostOut, MessagesPage, MessagesQuery
 
 blp = Blueprint("messages", __name__, url_prefix="/v1/games", description="Table talk")
@@ -44,7 +44,7 @@ def find_messages(app: Meeple, game_id: str, after: int, version: int, wanted: i
 @blp.route("/<game_id>/messages", methods=["POST"])
 @blp.doc(security=BEARER, parameters=[IDEMPOTENCY])
 @blp.arguments(MessageCreate)
-@blp.response(201, MessagePostOut)
+@blp.response(201, MessagePostOut, headers=ETAG)
 def post_message(body: dict[str, Any], game_id: str) -> Any:
     """Post a message as your first seat (seated players only; also after the end). It is an
     event: the game's version goes up by one. At most 10 a minute per API key by default."""
@@ -57,14 +57,14 @@ def post_message(body: dict[str, Any], game_id: str) -> Any:
 
 
 @blp.route("/<game_id>/messages", methods=["GET"])
-@blp.doc(security=BEARER)
+@blp.doc(security=OPTIONAL_BEARER)
 @blp.arguments(MessagesQuery, location="query")
 @blp.response(200, MessagesPage)
 def list_messages(query: dict[str, Any], game_id: str) -> dict[str, Any]:
     """The game's messages posted after version `after`, oldest first, `limit` at a time."""
-    current_player()
     app = meeple()
     table = app.load(game_id)
+    reader_seats(table)
     limit = query["limit"]
     found = find_messages(app, game_id, query["after"], table.version, limit + 1)
     more = len(found) > limit

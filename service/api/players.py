@@ -8,11 +8,14 @@ from typing import Any, TypeVar
 
 from events.accounts.players import Player
 from events.accounts.profiles import Profile, Profiles
+from events.exceptions import Unauthorized
 from service.api import Blueprint
-from service.auth import current_player, meeple
+from service.api.games import IDEMPOTENCY, idempotency_key
+from service.auth import api_key_of_request, current_player, meeple
 from service.errors import PROBLEM
 from service.schemas import (
     EmailConfirm,
+    KeyReplaced,
     PlayerCreate,
     PlayerCreated,
     Problem,
@@ -56,9 +59,38 @@ def profile_out(player: Player, profile: Profile) -> dict[str, Any]:
             **profile.public()}
 
 
+@blp.route("/me/keys", methods=["POST"])
+@blp.doc(security=BEARER, parameters=[IDEMPOTENCY])
+@blp.response(201, KeyReplaced)
+def replace_key() -> dict[str, Any]:
+    """Replace your API key: the answer holds a new key, and the key this request was sent
+    with stops working at once, in every process. Send an `Idempotency-Key`: should the
+    answer be lost, the same request (with the old key and the same Idempotency-Key) answers
+    the same new key for 10 minutes, with `replayed: true`."""
+    old_key = api_key_of_request()
+    retry = idempotency_key()
+    try:
+        player = current_player()
+    except Unauthorized:
+        earlier = meeple().players.replayed_key(old_key, retry) if old_key and retry else None
+        if earlier is None:
+            raise
+        player, new_key = earlier
+        return key_replaced(player, new_key, replayed=True)
+    assert old_key is not None  # current_player() found it
+    new_key = meeple().players.replace_key(player, old_key, retry)
+    return key_replaced(player, new_key, replayed=False)
+
+
+def key_replaced(player: Player, api_key: str, replayed: bool) -> dict[str, Any]:
+    return {"id": player.id, "name": player.name, "created_at": player.created_at,
+            "api_key": api_key, "replayed": replayed}
+
+
 @blp.route("/me")
 @blp.doc(security=BEARER)
 @blp.response(200, ProfileOut)
+@blp.doc(operationId="get_me")
 def me() -> dict[str, Any]:
     """The player the API key belongs to, with their notification profile."""
     player = current_player()

@@ -23,8 +23,8 @@ from events.records.verify import Problem, Report, verify_record
 from events.records.verify.header import later_than
 from service import json_body
 from service.api import Blueprint
-from service.api.games import BEARER
-from service.auth import api_key_of_request, current_player, meeple
+from service.api.games import BEARER, OPTIONAL_BEARER
+from service.auth import api_key_of_request, current_player, meeple, reader_seats
 from service.schemas import GameOut, KeysOut, RecordDoc, VerifyReport
 
 blp = Blueprint("records", __name__, description="Game records, their verification and import")
@@ -93,8 +93,11 @@ def caller() -> Player | None:
 
 
 @blp.route("/v1/games/<game_id>/record", methods=["GET"])
-@blp.doc(security=BEARER)
-@blp.response(200, RecordDoc)
+@blp.doc(security=OPTIONAL_BEARER)
+@blp.response(200, RecordDoc, headers={"Meeple-Imported": {
+    "description": "Only on an imported game's record: `signed-by=<key id>; imported-at=<time>`"
+                   " (this server did not host the game; the record is served as it came)",
+    "schema": {"type": "string"}}})
 def game_record(game_id: str) -> Response:
     """The game's record. Once the game has ended it is complete (every event to the seed's
     reveal, the seed, the scores), anyone can verify it offline, and it is final: the same
@@ -102,9 +105,9 @@ def game_record(game_id: str) -> Response:
     served as it came, with its original signature, and says so in `Meeple-Imported`
     (`signed-by=<key id>; imported-at=<time>`). Before the end: the caller's redacted view,
     which says so (`complete: false`)."""
-    player = current_player()
     app = meeple()
     table = app.load(game_id)
+    seats = reader_seats(table)
     if table.status is Status.ENDED:
         response = Response(finished_record(app, game_id, keyring()), mimetype="application/json")
         origin = app.store.origin(game_id)
@@ -114,13 +117,14 @@ def game_record(game_id: str) -> Response:
         return response
     # The events of that table only: a bot may move between the two reads.
     envelopes = app.events(game_id, 1, table.version)
-    record = build_record(table, envelopes, None, table.seats_of(player.id))
+    record = build_record(table, envelopes, None, seats)
     key_id, private_key = keyring().current()
     return record_json(sign_record(record, key_id, private_key))
 
 
 @blp.route("/v1/keys", methods=["GET"])
 @blp.response(200, KeysOut)
+@blp.doc(operationId="public_keys")
 def keys() -> dict[str, Any]:
     """The public keys that sign records, old ones included (a rotation never orphans a
     record). Give them to `meeple verify --keys` to check a record came from this server."""
@@ -135,6 +139,7 @@ ANY_RECORD = {"required": True, "description": "A record (see RecordDoc), or any
 @blp.route("/v1/records/verify", methods=["POST"])
 @blp.doc(requestBody=ANY_RECORD)
 @blp.response(200, VerifyReport)
+@blp.doc(operationId="verify_record")
 def verify(**_: Any) -> dict[str, Any]:
     """Re-execute a record with this server's rules and check everything: signature (against
     this server's keys), hash chain, seed, every move, fact and score. `ok` false comes with
@@ -146,7 +151,8 @@ def verify(**_: Any) -> dict[str, Any]:
 @blp.route("/v1/records", methods=["POST"])
 @blp.doc(security=BEARER,
          requestBody={"required": True, "content": {"application/json": {"schema": RecordDoc}}})
-@blp.response(201, GameOut)
+@blp.response(201, GameOut, headers={"ETag": {"$ref": "#/components/headers/ETag"},
+                                     "Location": {"$ref": "#/components/headers/Location"}})
 def import_record(**_: Any) -> tuple[dict[str, Any], int, dict[str, str]]:
     """Import a finished game from its record, under its original id (archives, moving games
     between servers). The record must verify completely and be signed by one of this

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, current_app
+from flask import Flask, Response, current_app
 
 from service.api import Blueprint
 from service.auth import meeple
 from service.schemas import Health
-from service.spec import spec_yaml
+from service.spec import spec_json, spec_yaml
 
 blp = Blueprint("system", __name__, description="Health and the API description")
 
@@ -25,9 +25,19 @@ def healthz() -> dict[str, Any]:
     return {"status": "ok" if redis_ok else "degraded", "redis": redis_ok}
 
 
-@blp.route("/openapi.yaml")
-@blp.doc(responses={"200": {"description": "This API's OpenAPI document",
-                            "content": {"application/yaml": {"schema": {"type": "string"}}}}})
+@blp.route("/openapi.json")
+@blp.doc(responses={"200": {"description": "This API's OpenAPI document, as JSON",
+                            "content": {"application/json": {"schema": {"type": "object"}}}}})
+def openapi_json() -> Response:
+    """This document, as JSON (also as YAML at /openapi.yaml)."""
+    return Response(spec_json(current_app), mimetype="application/json")
+
+
 def openapi_yaml() -> Response:
-    """This document."""
+    """The same document as YAML. Not a route of the spec: OpenAPI generators cannot read
+    application/yaml, and a route they cannot read is one they warn about."""
     return Response(spec_yaml(current_app), mimetype="application/yaml")
+
+
+def init_app(app: Flask) -> None:
+    app.add_url_rule("/openapi.yaml", "openapi_yaml", openapi_yaml)

@@ -65,7 +65,9 @@ def live_server(redis_url: str, redis_client: Any, tmp_path: Path) -> Iterator[s
     env = {**os.environ, "MEEPLE_REDIS_URL": redis_url, "MEEPLE_BIND": f"127.0.0.1:{port}",
            "MEEPLE_RATE_LIMIT": "100000 per minute",
            "MEEPLE_REGISTRATION_RATE_LIMIT": "100000 per minute", "MEEPLE_WEB_WORKERS": "2",
-           "MEEPLE_KEYS_DIR": str(tmp_path / "keys")}
+           "MEEPLE_KEYS_DIR": str(tmp_path / "keys"),
+           # A stream still open at the stop waits for its next keepalive: don't wait 20 s.
+           "MEEPLE_WEB_GRACEFUL_TIMEOUT": "2"}
     api = subprocess.Popen(
         [str(BIN / "gunicorn"), "-c", str(ROOT / "deploy" / "gunicorn.conf.py"),
          "service.wsgi:app"], cwd=ROOT, env=env)

@@ -19,7 +19,7 @@ RP = "res-publica-2230ad"
 @pytest.fixture()
 def app(redis_url: str, redis_client: redis.Redis, tmp_path: Path) -> Iterator[Flask]:
     yield create_app(
-        {"REDIS_URL": redis_url, "DISPATCH": False, "RATELIMIT_DEFAULT": "100000 per minute",
+        {"REDIS_URL": redis_url, "DISPATCH": False, "RATELIMIT_PER_CALLER": "100000 per minute",
          "RATELIMIT_REGISTRATION": "100000 per minute",
          "KEYS_DIR": str(tmp_path / "keys"), "INBOUND_SECRET": "test-inbound-secret"}
     )

@@ -17,8 +17,10 @@ def assert_problem(response, status: int, code: str) -> None:
 
 
 def test_no_api_key_is_401(client):
-    assert_problem(client.get("/v1/games"), 401, "unauthorized")
-    assert client.get("/v1/games").headers["WWW-Authenticate"].startswith("Bearer")
+    """Where a key is needed; public reads take none (tests/service/test_public_games.py)."""
+    for path in ("/v1/players/me", "/v1/games?player=me", "/v1/players/me/games"):
+        assert_problem(client.get(path), 401, "unauthorized")
+        assert client.get(path).headers["WWW-Authenticate"].startswith("Bearer")
 
 
 def test_a_wrong_api_key_is_401(client):

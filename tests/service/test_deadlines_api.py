@@ -95,7 +95,7 @@ def test_the_minimum_time_per_move_is_configurable(redis_url: str, redis_client:
     from service import create_app
 
     app = create_app({"REDIS_URL": redis_url, "DISPATCH": False, "MIN_MOVE_SECONDS": 2,
-                      "RATELIMIT_DEFAULT": "100000 per minute",
+                      "RATELIMIT_PER_CALLER": "100000 per minute",
          "RATELIMIT_REGISTRATION": "100000 per minute",
                       "KEYS_DIR": str(tmp_path / "keys")})
     dave = Caller(app.test_client(), "dave")

@@ -20,7 +20,7 @@ from tests.service.test_records_api import finish
 def app(redis_url: str, redis_client: redis.Redis, tmp_path: Path) -> Iterator[Flask]:
     # The messages limit is tested on its own below; here it must not get in the way.
     yield create_app(
-        {"REDIS_URL": redis_url, "DISPATCH": False, "RATELIMIT_DEFAULT": "100000 per minute",
+        {"REDIS_URL": redis_url, "DISPATCH": False, "RATELIMIT_PER_CALLER": "100000 per minute",
          "RATELIMIT_REGISTRATION": "100000 per minute",
          "RATELIMIT_MESSAGES": "100000 per minute", "KEYS_DIR": str(tmp_path / "keys")}
     )
@@ -127,7 +127,8 @@ def test_only_seated_players_post_but_spectators_read(alice, bob, carol):
     assert read.status_code == 200 and [m["text"] for m in read.json["items"]] == ["hello"]
     assert say(alice, "nosuchgame", "hi").status_code == 404
     assert carol.get("/v1/games/nosuchgame/messages").status_code == 404
-    assert alice.client.get(f"/v1/games/{game_id}/messages").status_code == 401
+    # A public table's talk is for anyone to read, without an account too (issue 15).
+    assert alice.client.get(f"/v1/games/{game_id}/messages").status_code == 200
 
 
 def test_an_open_table_may_talk_before_the_start(alice):
@@ -188,7 +189,8 @@ def test_messages_are_in_the_log_and_in_a_record_that_verifies(alice, bob, clien
 
 def test_posting_is_rate_limited_per_api_key(redis_url, redis_client, tmp_path):
     app = create_app({"REDIS_URL": redis_url, "DISPATCH": False, "KEYS_DIR": str(tmp_path),
-                      "RATELIMIT_DEFAULT": "1000 per minute", "RATELIMIT_MESSAGES": "3 per minute"})
+                      "RATELIMIT_PER_CALLER": "1000 per minute",
+                      "RATELIMIT_MESSAGES": "3 per minute"})
     client = app.test_client()
     alice, bob = Caller(client, "alice"), Caller(client, "bob")
     game_id = started(alice, bob)

@@ -53,7 +53,7 @@ def second_server(tmp_path: Path, name: str, trusted: Path | None) -> Iterator[F
     proc = start_redis(tmp_path / name, port)
     try:
         yield create_app({"REDIS_URL": f"redis://127.0.0.1:{port}/0", "DISPATCH": False,
-                          "RATELIMIT_DEFAULT": "100000 per minute",
+                          "RATELIMIT_PER_CALLER": "100000 per minute",
                           "RATELIMIT_REGISTRATION": "100000 per minute",
                           "KEYS_DIR": str(tmp_path / f"{name}-keys"),
                           "TRUSTED_KEYS": str(trusted) if trusted else None})

@@ -242,7 +242,7 @@ def deal() -> tuple[bytes, list[tuple[int, str]], list[tuple[int, list[str]]]]:
 def seeded_app(redis_url: str, deal: Any) -> Flask:
     seed = deal[0]
     return create_app({"REDIS_URL": redis_url, "DISPATCH": False,
-                       "RATELIMIT_DEFAULT": "100000 per minute",
+                       "RATELIMIT_PER_CALLER": "100000 per minute",
          "RATELIMIT_REGISTRATION": "100000 per minute", "NEW_SEED": lambda: seed})
 
 

@@ -8,6 +8,7 @@ empty backend. Backend-specific checks (key layout, durability) live next to the
 from __future__ import annotations
 
 import threading
+import time
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -447,6 +448,67 @@ class EventStoreContract:
                 assert outcomes["appended"] is None and store.version(name) == 0
             else:
                 assert outcomes["appended"] == 2 and store.version(name) == 2
+
+    # -- waiting for appends (live streams) ------------------------------------------------
+
+    def test_wait_answers_at_once_what_is_there_as_read_gives_it(
+        self, make_store: MakeStore, store: EventStore, game: str
+    ) -> None:
+        store.append(game, 0, [move(i) for i in range(5)])
+        waiter = make_store()
+        started = time.monotonic()
+        assert waiter.wait(game, 0, 5000) == store.read(game)
+        assert waiter.wait(game, 2, 5000) == store.read(game, 3)  # `prev` looked up
+        head = store.read(game, 2, 2)[0]["hash"]
+        assert waiter.wait(game, 2, 5000, prev=head) == store.read(game, 3)
+        assert [e["v"] for e in waiter.wait(game, 1, 5000, count=2)] == [2, 3]
+        assert time.monotonic() - started < 2.5  # none of these waited for the timeout
+
+    def test_wait_blocks_until_an_append_and_returns_it(
+        self, make_store: MakeStore, store: EventStore, game: str
+    ) -> None:
+        store.append(game, 0, [move(0)])
+        waiter = make_store()
+        timer = threading.Timer(0.3, lambda: store.append(game, 1, [move(1), move(2)]))
+        started = time.monotonic()
+        timer.start()
+        try:
+            got = waiter.wait(game, 1, 10_000)
+        finally:
+            timer.join(10)
+        assert 0.2 < time.monotonic() - started < 8
+        assert got == store.read(game, 2) and [e["v"] for e in got] == [2, 3]
+        assert chain_breaks(store.read(game, 1, 1) + got) == []
+
+    def test_wait_gives_up_after_its_block_time(
+        self, make_store: MakeStore, store: EventStore, game: str
+    ) -> None:
+        store.append(game, 0, [move(0)])
+        waiter = make_store()
+        started = time.monotonic()
+        assert waiter.wait(game, 1, 300) == []
+        assert waiter.wait(f"{game}-none", 0, 300) == []  # no stream yet: waits the same
+        assert 0.5 < time.monotonic() - started < 8
+        assert waiter.wait(game, 1, 0) == []  # 0: no waiting at all
+
+    def test_wait_many_answers_only_the_games_that_moved(
+        self, make_store: MakeStore, store: EventStore, game: str
+    ) -> None:
+        quiet, busy = f"{game}-quiet", f"{game}-busy"
+        store.append(quiet, 0, [move(0)])
+        store.append(busy, 0, [move(0)])
+        waiter = make_store()
+        assert waiter.wait_many({quiet: 1, busy: 1}, 200) == {}
+        assert waiter.wait_many({}, 200) == {}
+        timer = threading.Timer(0.3, lambda: store.append(busy, 1, [move(1)]))
+        timer.start()
+        try:
+            got = waiter.wait_many({quiet: 1, busy: 1, game: 0}, 10_000)
+        finally:
+            timer.join(10)
+        assert got == {busy: store.read(busy, 2)}
+        store.append(quiet, 1, [move(1)])
+        assert waiter.wait_many({quiet: 0, busy: 2}, 5000) == {quiet: store.read(quiet)}
 
     # -- data fidelity -----------------------------------------------------------------------
 

@@ -42,7 +42,7 @@ def flask_app(redis_url: str, redis_client: Any, tmp_path: Path, maildir: Path,
     monkeypatch.setenv("MEEPLE_KEYS_DIR", keys)
     monkeypatch.setenv("MEEPLE_NOTIFY_RETRY_INTERVALS", "0,0,0,0,0")  # retry at once
     return create_app({"REDIS_URL": redis_url, "DISPATCH": True, "KEYS_DIR": keys,
-                       "RATELIMIT_DEFAULT": "100000 per minute",
+                       "RATELIMIT_PER_CALLER": "100000 per minute",
          "RATELIMIT_REGISTRATION": "100000 per minute",
                        "INBOUND_SECRET": INBOUND_SECRET})
 

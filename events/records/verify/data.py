@@ -206,6 +206,8 @@ DATA: dict[str, dict[str, Key]] = {
         "deadline": Key(deadline, "optional"),  # a table with a time per move
         "game_id": Key(rule(is_game_id, GAME_ID_RULE), "optional"),
         "dealing": Key(rule(lambda value: value == "seats", '"seats"'), "optional"),
+        # a private table (public ones, the default, leave it out)
+        "public": Key(rule(lambda value: value is False, "false"), "optional"),
     },
     "SeatTaken": {  # events.domain.table.decide_join
         "seat": Key(seat),
