@@ -21,7 +21,7 @@ from marshmallow import Schema, fields, validate
 
 from events.application import live
 from service.api import Blueprint
-from service.api.games import BEARER
+from service.api.games import BEARER, OPTIONAL_BEARER
 from service.auth import current_player, meeple, reader_seats
 from service.schemas import Strict
 
@@ -70,16 +70,17 @@ def _content(framing: str) -> dict[str, Any]:
 
 
 @blp.route("/games/<game_id>/stream", methods=["GET"])
-@blp.doc(security=BEARER, responses=_content(GAME_FRAMING))
+@blp.doc(security=OPTIONAL_BEARER, responses=_content(GAME_FRAMING))
 @blp.arguments(StreamQuery, location="query")
 @blp.arguments(StreamHeaders, location="headers")
 def game_stream(query: dict[str, Any], headers: dict[str, Any], game_id: str) -> Response:
     """The game's events live, as you may see them. Resumable: send `Last-Event-ID` (or
     `after`) to get what came after that version first; with neither, only new events
-    are sent (`after=0` for the whole log)."""
-    current_player()
+    are sent (`after=0` for the whole log). A public game needs no key (a spectator's
+    view); a private one is, to anyone without a seat at it, no game (404)."""
     app = meeple()
     table = app.load(game_id)
+    reader_seats(table)  # before streaming: a wrong key is a 401, a hidden game a 404
     after = headers.get("last_event_id", query.get("after"))
     follower = live.GameFollower(app, blocking_reads(), table, after, reader_seats,
                                  keepalive=setting("STREAM_KEEPALIVE_SECONDS", 15.0))

@@ -333,12 +333,52 @@ def test_an_ended_game_sends_what_was_asked_then_closes(app, alice, bob) -> None
 # --- errors before streaming -----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", ["/v1/games/{game}/stream", "/v1/players/me/stream"])
-def test_no_key_is_401_problem(client: FlaskClient, alice, bob, path: str) -> None:
-    response = client.get(path.format(game=started(alice, bob)))
+@pytest.mark.parametrize("path", ["/v1/games/{game}/stream?after=0", "/v1/players/me/stream"])
+def test_a_wrong_key_is_401_problem(client: FlaskClient, alice, bob, path: str) -> None:
+    response = client.get(path.format(game=started(alice, bob)),
+                          headers={"Authorization": "Bearer mk_not-a-key"})
     assert response.status_code == 401
     assert response.content_type == "application/problem+json"
-    assert response.json["code"] == "unauthorized"
+    assert (response.json or {})["code"] == "unauthorized"
+
+
+class Anonymous:
+    """A browser without an account: no Authorization header at all."""
+
+    def __init__(self, client: FlaskClient) -> None:
+        self.client = client
+
+    def get(self, path: str, **kwargs: Any) -> Any:
+        return self.client.get(path, **kwargs)
+
+
+def test_anyone_streams_a_public_game_as_a_spectator(client: FlaskClient, alice, bob,
+                                                     carol) -> None:
+    game_id = started(alice, bob)
+    alice.play_first_move(game_id)
+    last = alice.get(f"/v1/games/{game_id}").json["version"]
+    anonymous: Any = Anonymous(client)
+    with streaming(anonymous, f"/v1/games/{game_id}/stream?after=0",
+                   Origin="https://elsewhere.example") as opened:
+        assert opened.status == 200
+        shown = opened.envelopes_until(last)
+    assert shown == log_of(carol, game_id) == log_of(anonymous, game_id)
+
+
+def test_the_player_stream_needs_a_key(client: FlaskClient) -> None:
+    response = client.get("/v1/players/me/stream")
+    assert response.status_code == 401
+    assert (response.json or {})["code"] == "unauthorized"
+
+
+def test_a_private_game_streams_to_its_seats_only(client: FlaskClient, alice, bob,
+                                                  carol) -> None:
+    game = alice.create(seats=2, public=False)
+    assert bob.post(f"/v1/games/{game['id']}/join", {}).status_code == 200
+    for headers in ({}, carol.headers):
+        hidden = client.get(f"/v1/games/{game['id']}/stream?after=0", headers=headers)
+        assert hidden.status_code == 404
+        assert (hidden.json or {})["code"] == "game_not_found"
 
 
 def test_an_unknown_game_is_404_problem(alice) -> None:
