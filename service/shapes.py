@@ -142,6 +142,8 @@ class GameCreatedData(Closed):
     game_id = fields.String()
     dealing = fields.String(validate=validate.OneOf(["seats"]), metadata={
         "description": '"seats": every SeatTaken carries the seat\'s seed'})
+    public = fields.Boolean(validate=validate.Equal(False), metadata={
+        "description": "false: a private table (public ones leave it out)"})
 
 
 class SeatTakenData(Closed):
