@@ -40,6 +40,7 @@ run: $(STAMP)
 # All three run even when one fails, so one report shows every problem;
 # the exit status is non-zero if any of them failed.
 test: $(STAMP)
+	@tests/install-system-packages.sh
 	@status=0; \
 	echo "== ruff"; $(BIN)/ruff check . || status=1; \
 	echo "== mypy"; $(BIN)/mypy || status=1; \

@@ -33,6 +33,8 @@ import os
 import random
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from multiprocessing.connection import Connection
@@ -339,6 +341,9 @@ def main() -> None:
                         "subscribers share (none is seated: they see what a spectator does)")
     parser.add_argument("--seconds", type=float, default=20.0, help="length of each phase")
     parser.add_argument("--workers", type=int, help="gunicorn workers (MEEPLE_WEB_WORKERS)")
+    parser.add_argument("--stream-workers", type=int, default=0, help="serve the streams from "
+                        "a gunicorn of their own with this many workers (deploy/: the stream "
+                        "pool); 0: the same gunicorn as the moves")
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args()
     if args.games < args.drivers:
@@ -349,13 +354,28 @@ def main() -> None:
             Path(tmp) / "counters", durable=False
         ) as counters, private_gunicorn(
             server.url, Path(tmp) / "gunicorn.log", args.workers, None, counters.url
-        ) as gunicorn:
-            results = measure(args, gunicorn, server.pid or 0)
+        ) as gunicorn, stream_pool(
+            args.stream_workers, server.url, Path(tmp) / "streams.log", counters.url
+        ) as streams:
+            results = measure(args, gunicorn, streams or gunicorn, server.pid or 0)
         info["redis fs"] = filesystem_of(Path(tmp))
     report(args, info, results)
 
 
-def measure(args: argparse.Namespace, gunicorn: Gunicorn, redis_pid: int) -> dict[str, Any]:
+@contextmanager
+def stream_pool(workers: int, redis_url: str, log_path: Path, counters_url: str
+                ) -> Iterator[Gunicorn | None]:
+    """The stream pool of deploy/ (a gunicorn that the proxy sends only streams to), or
+    None: the streams share the moves' gunicorn."""
+    if not workers:
+        yield None
+        return
+    with private_gunicorn(redis_url, log_path, workers, None, counters_url) as pool:
+        yield pool
+
+
+def measure(args: argparse.Namespace, gunicorn: Gunicorn, streams: Gunicorn, redis_pid: int
+            ) -> dict[str, Any]:
     drivers = [new_driver(HOST, gunicorn.port, i) for i in range(args.drivers)]
     keys = []
     for index in range(args.spectators):
@@ -364,6 +384,8 @@ def measure(args: argparse.Namespace, gunicorn: Gunicorn, redis_pid: int) -> dic
                                 ok=201)["api_key"])
         client.close()
     pids = {"workers": gunicorn.worker_pids(), "redis": [redis_pid], "drivers": [os.getpid()]}
+    if streams is not gunicorn:
+        pids["stream pool"] = streams.worker_pids()
     try:
         open_games(drivers, args.games)
         progress("POST moves, no subscribers ...")
@@ -371,7 +393,7 @@ def measure(args: argparse.Namespace, gunicorn: Gunicorn, redis_pid: int) -> dic
         games = open_games(drivers, args.games)
         plan = [(games[i % len(games)], keys[i % len(keys)]) for i in range(args.subscribers)]
         progress(f"connecting {args.subscribers} subscribers ...")
-        loaded, deliveries = with_subscribers(pids, gunicorn, plan, drivers, args.seconds)
+        loaded, deliveries = with_subscribers(pids, streams, plan, drivers, args.seconds)
         phases.append(loaded)
         open_games(drivers, args.games)
         progress("POST moves, no subscribers again ...")

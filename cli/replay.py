@@ -1,10 +1,11 @@
 """`meeple replay RECORD.json`: step through a verified game record in the terminal.
 
-Each version shows the table as one seat saw it then (`game.view`) or, for `all`, the
-whole state, and the log of the event at that version as that seat could read it
-(`events.domain.visibility`: other seats' private facts and moves stay hidden until the game
-is over). Commands: n(ext), p(revious), j N (jump to version N), s SEAT | s all (view as),
-q(uit). The game is re-executed from the record alone, after it verified.
+Each version shows the table in the game's words (`Game.describe`) as one seat saw it then
+or, for `all`, each seat's own part and the rest as a spectator saw it; and the log of the
+event at that version as that seat could read it (`events.domain.visibility`: other seats'
+private facts and moves stay hidden until the game is over). Commands: n(ext), p(revious),
+j N (jump to version N), s SEAT | s all (view as), q(uit). The game is re-executed from the
+record alone, after it verified.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from events.domain.envelope import Envelope
 from events.domain.table import Status, Table, evolve
 from events.domain.visibility import redact_envelope, table_view
 from events.records.verify import verify_record
+from games.text import Section, as_text, seat_name
 
 ALL = "all"
 HELP = "commands: n next, p previous, j N jump to version N, s SEAT | s all view as, q quit"
@@ -51,14 +53,27 @@ class Replay:
         who = "everyone" if viewer is None else f"seat {viewer}"
         lines = [f"── v{version}/{self.last} {envelope['type']} · {envelope['at']} · "
                  f"by {envelope['by']} · viewing as {who} ──"]
-        lines += ["table:", *render(self.table_shown(table, viewer))]
+        lines += ["table:", *self.table_lines(table, viewer)]
         lines += ["log:", *self.log_lines(envelope, table, viewer)]
         return lines
 
-    def table_shown(self, table: Table, viewer: int | None) -> Any:
+    def table_lines(self, table: Table, viewer: int | None) -> list[str]:
+        """The table in the game's words (`Game.describe`, as the turn emails show it): as
+        the viewer saw it; for everyone, each seat's own part as it saw it, then the rest
+        as a spectator saw it."""
         if table.state is None:
-            return "(no game yet: seats are being taken)"
-        return table.state if viewer is None else table_view(table, viewer)
+            return ["  (no game yet: seats are being taken)"]
+        names = table.names()
+        if viewer is not None:
+            sections = table.game.describe(table_view(table, viewer) or {}, viewer, names)
+        else:
+            own = [Section(f"{seat_name(names, seat)} (as they saw it)", part.lines)
+                   for seat in range(table.seat_count)
+                   for part in table.game.describe(table_view(table, seat) or {}, seat,
+                                                   names)[:1]]
+            shared = table.game.describe(table_view(table, None) or {}, None, names)
+            sections = own + shared[table.seat_count:]
+        return [f"  {line}" for line in as_text(sections).splitlines()]
 
     def log_lines(self, envelope: Envelope, table: Table, viewer: int | None) -> list[str]:
         over = table.status is Status.ENDED or (
@@ -93,20 +108,6 @@ def describe(envelope: Envelope) -> list[str]:
     if kind == "SeedRevealed":
         return [f"the seed is revealed: {data['seed']}"]
     return [f"{kind} {compact(data)}"]
-
-
-def render(value: Any) -> list[str]:
-    """Compact lines: a top-level key per line, each item of a list of objects on its own."""
-    if not isinstance(value, dict):
-        return [f"  {value}"]
-    lines: list[str] = []
-    for key, item in value.items():
-        if isinstance(item, list) and item and all(isinstance(i, dict) for i in item):
-            lines.append(f"  {key}:")
-            lines += [f"    [{index}] {compact(element)}" for index, element in enumerate(item)]
-        else:
-            lines.append(f"  {key}: {compact(item)}")
-    return lines
 
 
 def compact(value: Any) -> str:

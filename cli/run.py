@@ -1,6 +1,7 @@
-"""`meeple run`: the whole service on one machine: the API under gunicorn, one RQ worker
-with the scheduler, the SMTP listener for email replies and, unless MEEPLE_REDIS_URL names
-one, a private Redis (plus a memory-only one for rate-limit counters)."""
+"""`meeple run`: the whole service on one machine: the API under gunicorn, an RQ worker for
+bot turns and scoring, one for notifications with the scheduler, the SMTP listener for email
+replies and, unless MEEPLE_REDIS_URL names one, a private Redis (plus a memory-only one for
+rate-limit counters)."""
 
 from __future__ import annotations
 
@@ -30,8 +31,9 @@ log = structlog.get_logger("meeple")
               envvar="MEEPLE_SMTPD_PORT",
               help="Where `meeple smtpd` receives replies to turn emails (on --host).")
 def run(host: str, port: int, workers: int | None, smtpd_port: int) -> None:
-    """Run the API, one RQ worker with the scheduler, the SMTP listener for replies to turn
-    emails, and (if needed) a private Redis."""
+    """Run the API, an RQ worker for bots and scoring, one for notifications and deadlines
+    (with the scheduler), the SMTP listener for replies to turn emails, and (if needed) a
+    private Redis."""
     # Signal handlers first: a Ctrl-C from here on is an orderly stop.
     supervisor = Supervisor()
     embedded: list[EmbeddedRedis] = []  # started in this order, stopped in reverse
@@ -56,7 +58,13 @@ def run(host: str, port: int, workers: int | None, smtpd_port: int) -> None:
             # Only this machine can reach the API: webhooks to a local receiver are fine.
             env.setdefault("MEEPLE_WEBHOOK_ALLOW_PRIVATE", "1")
         supervisor.spawn("api", gunicorn_command(host, port, workers), env)
-        supervisor.spawn("worker", meeple_command("worker", "--with-scheduler"), env)
+        # Notices and deadlines have a worker of their own, so that a turn email never
+        # waits behind bot turns (a bot game queues one job per move). RQ's scheduler queues
+        # the due jobs of its worker's queues only: deadlines are on notify, the periodic
+        # passes (reconciler, housekeeping) on scoring, so that worker takes both.
+        supervisor.spawn("worker", meeple_command("worker", "ai", "scoring"), env)
+        supervisor.spawn("notify", meeple_command("worker", "--with-scheduler", "notify",
+                                                  "scoring"), env)
         supervisor.spawn("smtpd", meeple_command("smtpd", "--host", host,
                                                  "--port", str(smtpd_port)), env)
         click.echo(f"meeple listening on http://{host}:{port} (redis {redis_url}); "

@@ -23,7 +23,7 @@ from aiosmtpd.controller import Controller
 from events.application.dispatch import RQDispatcher
 from events.application.meeple import Meeple
 from events.mail.email_replies import MAX_EMAIL_BYTES, EmailReplies, RQMailer
-from events.mail.reply_tokens import LOCAL_PREFIX, default_secret
+from events.mail.reply_tokens import LOCAL_PREFIXES, default_secret
 
 log = structlog.get_logger("meeple")
 DEFAULT_PORT = 2525
@@ -37,7 +37,7 @@ class ReplyHandler:
 
     async def handle_RCPT(self, server: Any, session: Any, envelope: Any, address: str,  # noqa: N802
                           rcpt_options: list[str]) -> str:
-        if not address.lower().startswith(LOCAL_PREFIX):
+        if not address.lower().startswith(LOCAL_PREFIXES):
             return "550 5.1.1 Not a reply address of this server"
         envelope.rcpt_tos.append(address)
         return "250 OK"

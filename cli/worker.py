@@ -9,14 +9,37 @@ import click
 import redis
 import structlog
 from rq import SimpleWorker, Worker
+from rq.worker.base import BaseWorker
 
 from cli.deadlines import prepare_scheduler
 
 DEFAULT_QUEUES = ("ai", "scoring", "notify")
 BACKOFF_START_SECONDS = 0.5
 BACKOFF_MAX_SECONDS = 30.0
+# How often a worker with the scheduler looks that its scheduler still runs. RQ's scheduler
+# is a process of its own that a Redis restart kills; RQ starts it again only at the
+# worker's maintenance (every 10 minutes, and only between two waits for jobs), and until
+# then no deadline fires and no periodic pass runs.
+SCHEDULER_CHECK_SECONDS = 10
 
 log = structlog.get_logger("meeple")
+
+
+def keeping_its_scheduler(worker_class: type[BaseWorker]) -> type[BaseWorker]:
+    """`worker_class`, whose maintenance (every SCHEDULER_CHECK_SECONDS) starts a scheduler
+    that died again at once: stale locks freed, deadlines re-scheduled, passes begun."""
+
+    class KeepsItsScheduler(worker_class):  # type: ignore[valid-type,misc]
+        def run_maintenance_tasks(self) -> None:
+            scheduler = self.scheduler
+            process = getattr(scheduler, "_process", None)
+            if scheduler is not None and self.last_cleaned_at and not (
+                    process and process.is_alive()):
+                log.warning("the scheduler stopped; starting it again")
+                prepare_scheduler(self.connection, self.queue_names())
+            super().run_maintenance_tasks()
+
+    return KeepsItsScheduler
 
 
 @click.command()
@@ -48,9 +71,16 @@ def worker(with_scheduler: bool, burst: bool, fork: bool, queues: tuple[str, ...
                 prepare_scheduler(connection, names)
             # rq installs its own SIGINT/SIGTERM handlers: the first signal is a warm
             # shutdown (the running job finishes), a second one a cold shutdown.
-            worker_class(names, connection=connection).work(
-                with_scheduler=with_scheduler, burst=burst, logging_level="INFO"
-            )
+            if with_scheduler:
+                # The wait for a job ends every SCHEDULER_CHECK_SECONDS (worker_ttl - 15),
+                # so the maintenance that checks the scheduler runs as often, idle or not.
+                keeping_its_scheduler(worker_class)(
+                    names, connection=connection, worker_ttl=SCHEDULER_CHECK_SECONDS + 15,
+                    maintenance_interval=SCHEDULER_CHECK_SECONDS,
+                ).work(with_scheduler=True, burst=burst, logging_level="INFO")
+            else:
+                worker_class(names, connection=connection).work(
+                    burst=burst, logging_level="INFO")
             break
         except redis.ConnectionError as err:
             if burst:

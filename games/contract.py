@@ -11,7 +11,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypedDict, runtime_checkable
 
 if TYPE_CHECKING:  # the rules need no marshmallow to run: `meeple verify` loads none
+    from collections.abc import Sequence
+
     from marshmallow import Schema
+
+    from games.text import Section
 
 from games.rng import Rng
 
@@ -72,6 +76,13 @@ class Game(Protocol):
         ...
 
     def view(self, state: State, seat: Seat | None) -> dict[str, Any]: ...
+
+    def describe(self, view: dict[str, Any], seat: Seat | None, names: Sequence[str]
+                 ) -> list[Section]:
+        """The table in words, from `view` (what `view(state, seat)` gave) alone: the seat's
+        own holdings first, then each other seat by name (`names[seat]`), then the boards
+        and what is on offer, each card named as the moves name it (games.text)."""
+        ...
 
     def is_over(self, state: State) -> bool: ...
 

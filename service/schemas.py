@@ -386,6 +386,26 @@ class StateQuery(Strict):
     seat = fields.Integer(validate=validate.Range(min=0, max=9))
 
 
+class SectionOut(Strict):
+    title = fields.String(required=True, metadata={"description": "e.g. `You (alice)`, "
+                                                   "`bob`, `The market`"})
+    lines = fields.List(fields.String(), required=True)
+
+
+class TableOut(Strict):
+    version = fields.Integer(required=True)
+    seat = fields.Integer(allow_none=True, required=True,
+                          metadata={"description": "Whose view this is; null: a spectator's"})
+    prompt = fields.String(allow_none=True, required=True,
+                           metadata={"description": "What the game asks now, seats named"})
+    sections = fields.List(fields.Nested(SectionOut), required=True, metadata={
+        "description": "The table in the game's words: your seat first, then each other "
+                       "seat by name, then the boards and what is on offer (as the turn "
+                       "emails show it)"})
+    text = fields.String(required=True, metadata={
+        "description": "The same sections as plain text: a title line, its lines indented"})
+
+
 class StateOut(Strict):
     version = fields.Integer(required=True)
     status = fields.String(required=True, validate=validate.OneOf(STATUSES))

@@ -8,17 +8,19 @@ tables and which games ended. Reminders of a deadline are never held: they are u
 
 from __future__ import annotations
 
-import os
 from email.message import EmailMessage
-from email.utils import formatdate
 from typing import Any
 
 import structlog
 
 from events.accounts.profiles import Profiles
 from events.application.digests import Digests
-from workers.email_text import header_text
+from events.application.meeple import Meeple
+from events.domain.visibility import table_view
+from events.exceptions import MeepleError
+from games.text import named
 from workers.jobs import _app
+from workers.letters import Letter, email_message, short_id
 from workers.notify import deliver_email, post_signed
 
 log = structlog.get_logger()
@@ -41,7 +43,8 @@ def send_digest(player_id: str, day: str) -> str:
     digest = {
         "event": "digest", "day": day,
         "awaiting": [{"game_id": g["id"], "type": g["type"], "version": g["version"],
-                      "updated_at": g["updated_at"]} for g in awaiting.items],
+                      "updated_at": g["updated_at"], **where_you_stand(app, g["id"], player_id)}
+                     for g in awaiting.items],
         "awaiting_total": awaiting.total,
         "messages": [item for item in held if item["event"] == "message"],
         "ended": [item for item in held if item["event"] == "game_ended"],
@@ -60,34 +63,41 @@ def send_digest(player_id: str, day: str) -> str:
     return "sent"
 
 
+def where_you_stand(app: Meeple, game_id: str, player_id: str) -> dict[str, Any]:
+    """The game's title, what it asks of the player and their own part of the table, in the
+    game's words (`Game.describe`, as the turn emails show it)."""
+    try:
+        table = app.load(game_id)
+    except MeepleError:  # gone, or its rules no longer on this server
+        return {}
+    seats = table.seats_of(player_id)
+    view = table_view(table, seats[0]) if seats else None
+    if view is None:
+        return {"title": table.game.title}
+    names = table.names()
+    own = table.game.describe(view, seats[0], names)[:1]
+    return {"title": table.game.title, "prompt": named(str(view.get("prompt") or ""), names),
+            "yours": [line for part in own for line in part.lines]}
+
+
 def digest_email(to: str, digest: dict[str, Any], delivery: str) -> EmailMessage:
     count = digest["awaiting_total"]
-    email = EmailMessage()
-    email["Subject"] = header_text(f"Meeple, {digest['day']}: "
-                        f"{count} game{'s' if count != 1 else ''} await{'s' if count == 1 else ''}"
-                        " your move")
-    email["From"] = os.environ.get("MEEPLE_MAIL_FROM") or "meeple@localhost"
-    email["To"] = to
-    email["Date"] = formatdate(usegmt=True)
-    email["Message-ID"] = f"<{delivery}@meeple>"
-    email["X-Meeple-Delivery"] = delivery
-    lines = ["Your daily digest.", ""]
-    if digest["awaiting"]:
-        lines.append("Awaiting your move:")
-        lines += [f"  game {g['game_id']} ({g['type']}), version {g['version']}, "
-                  f"since {g['updated_at']}" for g in digest["awaiting"]]
-        if count > len(digest["awaiting"]):
-            lines.append(f"  ... and {count - len(digest['awaiting'])} more")
-        lines.append("")
-    if digest["messages"]:
-        lines.append("Table talk:")
-        lines += [f"  game {m['game_id']}: {m['from_name']} (seat {m['from_seat']}): "
-                  f"{m['text']}" for m in digest["messages"]]
-        lines.append("")
-    if digest["ended"]:
-        lines.append("Ended:")
-        lines += [f"  game {e['game_id']} ({e['title']})" for e in digest["ended"]]
-        lines.append("")
-    lines.append("To get one message per turn instead, set digest to 'each' in your profile.")
-    email.set_content("\n".join(lines) + "\n", cte="quoted-printable")
-    return email
+    letter = Letter(f"Meeple, {digest['day']}: {count} game{'s' if count != 1 else ''} "
+                    f"await{'s' if count == 1 else ''} your move")
+    letter.add("", ["Your daily digest."])
+    awaiting = []
+    for g in digest["awaiting"]:
+        awaiting.append(f"{g.get('title') or g['type']} {short_id(g['game_id'])} (game "
+                        f"{g['game_id']}), version {g['version']}, since {g['updated_at']}"
+                        + (f": {g['prompt']}" if g.get("prompt") else ""))
+        awaiting += [f"    {line}" for line in g.get("yours", [])]
+    if count > len(digest["awaiting"]):
+        awaiting.append(f"... and {count - len(digest['awaiting'])} more")
+    letter.add("Awaiting your move", awaiting)
+    letter.add("Table talk", [f"{m['title']} {short_id(m['game_id'])}: {m['from_name']}: "
+                              f"\u201c{m['text']}\u201d" for m in digest["messages"]])
+    letter.add("Ended", [f"{e['title']} {short_id(e['game_id'])} (game {e['game_id']})"
+                         for e in digest["ended"]])
+    letter.add("", ["To get one message per turn instead, set digest to 'each' in your "
+                    "profile."])
+    return email_message(letter, to, delivery)

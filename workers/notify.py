@@ -17,7 +17,6 @@ import smtplib
 import socket
 import ssl
 from email.message import EmailMessage
-from email.utils import formatdate
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -26,16 +25,17 @@ import structlog
 from events.accounts.profiles import Profile, Profiles
 from events.accounts.webhook_urls import checked_address
 from events.application.digests import HELD_EVENTS, hold_for_digest
+from events.application.meeple import Meeple
+from events.domain.log_text import last_news, since_last_turn, since_lines
 from events.domain.table import Status, Table
-from events.domain.visibility import table_view
-from workers.email_text import header_text, reply_to, turn_lines
+from events.domain.visibility import redact_log, table_view
+from workers import letters
 from workers.jobs import _app
 
 log = structlog.get_logger()
 
 WEBHOOK_TIMEOUT_SECONDS = 5
 SMTP_TIMEOUT_SECONDS = 10
-SUBJECT_PROMPT_LENGTH = 80
 
 
 class DeliveryFailed(RuntimeError):
@@ -64,7 +64,7 @@ def notify_player(game_id: str, version: int, player_id: str, event: str) -> str
     if event == "message":
         message = _table_talk(table, app.events(game_id, version, version)[0], player_id)
     else:
-        message = _message(table, player_id, event)
+        message = _message(table, player_id, event, app)
     if message is None:
         return "stale"  # the player no longer has to act: nothing to say
     if profile.digest == "daily" and event in HELD_EVENTS:
@@ -74,7 +74,7 @@ def notify_player(game_id: str, version: int, player_id: str, event: str) -> str
     if profile.notify == "email":
         if not profile.email:
             return "no email address"
-        send_email(profile.email, message, delivery)
+        send_email(profile.email, message, delivery, player_id)
     elif profile.notify == "webhook":
         if not profile.webhook_url or not profile.webhook_secret:
             return "no webhook"
@@ -86,8 +86,10 @@ def notify_player(game_id: str, version: int, player_id: str, event: str) -> str
     return "sent"
 
 
-def _message(table: Table, player_id: str, event: str) -> dict[str, Any] | None:
-    """What the player is told: the webhook payload, also the email's content."""
+def _message(table: Table, player_id: str, event: str, app: Meeple | None = None
+             ) -> dict[str, Any] | None:
+    """What the player is told: the webhook payload, also the email's content. With `app`,
+    also what happened since the seat's last turn (the log as the seat may read it)."""
     mine = [s.seat for s in table.seats if s.player_id == player_id and not s.bot]
     if event == "your_turn":
         mine = [seat for seat in mine if seat in table.actors()]
@@ -97,17 +99,25 @@ def _message(table: Table, player_id: str, event: str) -> dict[str, Any] | None:
         return None
     seat = mine[0]
     view = table_view(table, seat) or {}
+    names = table.names()
     moves: list[dict[str, Any]] = []
     if table.status is Status.ACTIVE and table.state is not None:
         moves = [{"code": code, **move} for code, move in
                  enumerate(table.game.legal_moves(table.state, seat), start=1)]
-    return {"event": event, "game_id": table.id, "version": table.version, "seat": seat,
-            "prompt": view.get("prompt"), "moves": moves,
-            "title": table.game.title, "result": table.result,
-            # For the turn email only (the webhook payload and digests pick their keys).
-            "view": view, "names": {s.seat: s.name for s in table.seats},
-            "due_at": table.due_at(seat),
-            "on_expiry": table.deadline["on_expiry"] if table.deadline else None}
+    message = {"event": event, "game_id": table.id, "version": table.version, "seat": seat,
+               "prompt": view.get("prompt"), "moves": moves,
+               "title": table.game.title, "result": table.result,
+               # For the emails only (the webhook payload and digests pick their keys).
+               "names": names, "due_at": table.due_at(seat),
+               "on_expiry": table.deadline["on_expiry"] if table.deadline else None,
+               "table": [part.as_json() for part in table.game.describe(view, seat, names)]
+               if view else []}
+    if app is not None:
+        log_seen = redact_log(app.events(table.id, 1, table.version), [seat],
+                              table.status is Status.ENDED)
+        message["since"] = since_lines(log_seen, seat, names)
+        message["news"] = last_news(since_last_turn(log_seen, seat), seat, names)
+    return message
 
 
 def _table_talk(table: Table, posted: dict[str, Any], player_id: str) -> dict[str, Any] | None:
@@ -118,6 +128,7 @@ def _table_talk(table: Table, posted: dict[str, Any], player_id: str) -> dict[st
     author = table.seat_of(posted["data"]["seat"])
     return {"event": "message", "game_id": table.id, "version": posted["v"], "seat": mine[0],
             "prompt": None, "moves": [], "title": table.game.title, "result": None,
+            "names": table.names(),
             "from_seat": posted["data"]["seat"], "from_name": author.name if author else "",
             "text": posted["data"]["text"]}
 
@@ -125,46 +136,24 @@ def _table_talk(table: Table, posted: dict[str, Any], player_id: str) -> dict[st
 # --- email --------------------------------------------------------------------------------
 
 
-def email_for(to: str, message: dict[str, Any], delivery: str) -> EmailMessage:
-    title, game_id = message["title"], message["game_id"]
-    prompt = message["prompt"] or ""
-    email = EmailMessage()
-    if message["event"] == "game_ended":
-        subject = f"{title} (game {game_id}) has ended"
-    elif message["event"] == "deadline_reminder":
-        subject = (f"Reminder: your move in {title} (game {game_id}) is due at "
-                   f"{message['due_at']}")
-    elif message["event"] == "message":
-        subject = f"{message['from_name']} wrote at the table of {title} (game {game_id})"
+def email_for(to: str, message: dict[str, Any], delivery: str, player_id: str = ""
+              ) -> EmailMessage:
+    """The email of one notice: its letter (workers.letters), in the game's thread, with
+    a reply address where a reply can act (moves, or table talk) and List-Unsubscribe."""
+    event = message["event"]
+    if event == "game_ended" or (not message["moves"] and message["result"]):
+        letter = letters.ended_letter(message)
+    elif event == "message":
+        letter = letters.talk_letter(message)
     else:
-        short = prompt if len(prompt) <= SUBJECT_PROMPT_LENGTH else prompt[:77] + "..."
-        subject = f"Your turn in {title} (game {game_id}): {short}".rstrip(": ")
-    email["Subject"] = header_text(subject)
-    email["From"] = os.environ.get("MEEPLE_MAIL_FROM") or "meeple@localhost"
-    email["To"] = to
-    email["Date"] = formatdate(usegmt=True)
-    email["Message-ID"] = f"<{delivery}@meeple>"  # the same on a retry: one message
-    email["X-Meeple-Delivery"] = delivery
-    lines = [f"{title}, game {game_id}, version {message['version']}, "
-             f"you are seat {message['seat']}.", "", prompt, ""]
-    if message.get("due_at"):
-        then = ("a bot plays this turn for you" if message["on_expiry"] == "bot"
-                else "your seat resigns: a bot plays it on, and it ranks last")
-        lines += [f"Your move is due at {message['due_at']}; after that, {then}.", ""]
-    if message["moves"]:
-        lines += turn_lines(message)
-        address = reply_to(message)  # a fresh single-use token (events.mail.reply_tokens)
-        if address:
-            email["Reply-To"] = address
-    elif message["result"]:
-        ranks = [f"  seat {row['seat']}: rank {row['rank']}"
-                 for row in message["result"].get("seats", []) if "rank" in row]
-        lines += ["Final ranks:", *ranks]
-    if message["event"] == "message":
-        lines += [f"{message['from_name']} (seat {message['from_seat']}) wrote:", "",
-                  message["text"]]
-    email.set_content("\n".join(lines) + "\n", cte="quoted-printable")
-    return email
+        letter = letters.turn_letter(message)
+    kind = "talk" if event == "message" else "play" if message["moves"] else None
+    return letters.email_message(
+        letter, to, delivery,
+        reply_address=letters.reply_to(message, kind) if kind else None,
+        thread=letters.thread_of(message["game_id"], player_id) if player_id else None,
+        unsubscribe=letters.reply_to(message, "stop"), game_id=message["game_id"],
+        event=event)
 
 
 def send_email_code(player_id: str, address: str, code: str, delivery: str) -> str:
@@ -183,27 +172,20 @@ def send_email_code(player_id: str, address: str, code: str, delivery: str) -> s
 
 
 def code_email(to: str, code: str, delivery: str) -> EmailMessage:
-    email = EmailMessage()
-    email["Subject"] = f"Your Meeple confirmation code: {code}"
-    email["From"] = os.environ.get("MEEPLE_MAIL_FROM") or "meeple@localhost"
-    email["To"] = to
-    email["Date"] = formatdate(usegmt=True)
-    email["Message-ID"] = f"<{delivery}@meeple>"
-    email["X-Meeple-Delivery"] = delivery
-    email.set_content("\n".join([
+    letter = letters.Letter(f"Your Meeple confirmation code: {code}")
+    letter.add("", [
         "Someone asked Meeple to send game notices for their account to this address.",
-        "", f"If it was you, confirm the address with this code: {code}", "",
-        "    POST /v1/players/me/email/confirm  {\"code\": \"" + code + "\"}", "",
-        "The code is good for a day. If it was not you, ignore this email: nothing else",
-        "will be sent to this address.",
-    ]) + "\n", cte="quoted-printable")
-    return email
+        f"If it was you, confirm the address with this code: {code}",
+        "POST /v1/players/me/email/confirm  {\"code\": \"" + code + "\"}",
+        "The code is good for a day. If it was not you, ignore this email: nothing else "
+        "will be sent to this address."])
+    return letters.email_message(letter, to, delivery)
 
 
-def send_email(to: str, message: dict[str, Any], delivery: str) -> None:
+def send_email(to: str, message: dict[str, Any], delivery: str, player_id: str = "") -> None:
     """Over SMTP when MEEPLE_SMTP_URL is set (see `smtp_connection`), else into a local maildir
     (MEEPLE_MAILDIR, default var/mail)."""
-    deliver_email(email_for(to, message, delivery))
+    deliver_email(email_for(to, message, delivery, player_id))
 
 
 def deliver_email(email: EmailMessage) -> None:

@@ -3,9 +3,7 @@ why, and the player's current moves under a fresh reply token."""
 
 from __future__ import annotations
 
-import os
 from email.message import EmailMessage
-from email.utils import formatdate
 from typing import Any
 
 import structlog
@@ -13,7 +11,8 @@ import structlog
 from events.accounts.profiles import Profiles
 from events.application.meeple import Meeple
 from events.exceptions import GameNotFound
-from workers.email_text import header_text, reply_to, turn_lines
+from games.text import named, seat_name
+from workers import letters
 from workers.jobs import _app
 from workers.notify import _message, deliver_email
 
@@ -24,6 +23,8 @@ SUBJECTS = {
     "reused": "Your emailed reply was already used",
     "stale": "Your emailed reply came too late",
     "unreadable": "Your emailed reply could not be read",
+    "wrong_sender": "A reply to your turn email came from another address",
+    "stopped": "Meeple will send you no more emails",
 }
 
 
@@ -36,7 +37,7 @@ def answer_reply(to: str, outcome: str, reason: str, game_id: str | None,
     if profiles.already_sent(answer_id):
         return "already sent"
     message = _current_moves(app, game_id, player_id)
-    deliver_email(answer_email(to, outcome, reason, message, answer_id))
+    deliver_email(answer_email(to, outcome, reason, message, answer_id, game_id))
     profiles.mark_sent(answer_id)
     return "sent"
 
@@ -53,27 +54,26 @@ def _current_moves(app: Meeple, game_id: str | None, player_id: str | None
 
 
 def answer_email(to: str, outcome: str, reason: str, message: dict[str, Any] | None,
-                 answer_id: str) -> EmailMessage:
-    email = EmailMessage()
+                 answer_id: str, game_id: str | None = None) -> EmailMessage:
     subject = SUBJECTS.get(outcome, "About your emailed reply")
     if message is not None:
-        subject += f": {message['title']} (game {message['game_id']})"
-    email["Subject"] = header_text(subject)
-    email["From"] = os.environ.get("MEEPLE_MAIL_FROM") or "meeple@localhost"
-    email["To"] = to
-    email["Date"] = formatdate(usegmt=True)
-    email["Message-ID"] = f"<{answer_id}@meeple>"
-    email["X-Meeple-Delivery"] = answer_id
-    email["X-Meeple-Reply-Outcome"] = outcome
-    lines = [reason, ""]
+        subject += f": {message['title']} {letters.short_id(message['game_id'])}"
+    letter = letters.Letter(subject)
+    letter.add("", [reason])
     if message is not None and message["moves"]:
-        lines += [f"{message['title']}, game {message['game_id']}, version "
-                  f"{message['version']}, you are seat {message['seat']}.", "",
-                  message["prompt"] or "", "", *turn_lines(message)]
-        address = reply_to(message)
-        if address:
-            email["Reply-To"] = address
-    elif message is None:
-        lines.append("You have no move to make now; you will get an email when you do.")
-    email.set_content("\n".join(lines) + "\n", cte="quoted-printable")
+        names = letters.names_of(message)
+        letter.add("", [f"{message['title']}, game {message['game_id']} (version "
+                        f"{message['version']}). You play "
+                        f"{seat_name(names, message['seat'])}.",
+                        named(message["prompt"] or "", names)])
+        letter.blocks += [letters.Block(part["title"], tuple(part["lines"]))
+                          for part in message.get("table") or []]
+        letters.add_moves(letter, message)
+    elif message is None and outcome != "stopped":
+        letter.add("", ["You have no move to make now; you will get an email when you do."])
+    email = letters.email_message(
+        letter, to, answer_id,
+        reply_address=letters.reply_to(message) if message and message["moves"] else None,
+        game_id=message["game_id"] if message else game_id, event="reply_answer")
+    email["X-Meeple-Reply-Outcome"] = outcome
     return email

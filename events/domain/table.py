@@ -121,6 +121,13 @@ class Table:
     def seats_of(self, player_id: str) -> list[int]:
         return sorted(s.seat for s in self.seats if s.player_id == player_id)
 
+    def names(self) -> list[str]:
+        """Each seat's player name, by seat ("" for a seat not taken yet)."""
+        names = [""] * self.seat_count
+        for placed in self.seats:
+            names[placed.seat] = placed.name
+        return names
+
     def free_seats(self) -> list[int]:
         taken = {s.seat for s in self.seats}
         return [i for i in range(self.seat_count) if i not in taken]

@@ -10,10 +10,16 @@ version the email was written at. A reply is
 - unreadable: no codes, a word that is no code or move id, or a move that is not legal;
 - played: every code was played, in one all-or-nothing commit.
 
-Anything but `played` changes nothing and is answered by email with the reason and the current
-moves under a fresh token; a forged reply only when it comes from a player's own address, so
-that strangers get no mail from us. Answers and follow-up turn emails are RQ jobs on the
-`notify` queue (retried like every notification), never sent from the caller's thread.
+A reply from an address other than the seat's player's (a forwarded email) changes nothing
+whatever its token (`wrong_sender`), and the player is told at their own address. A reply to a
+table-talk email (a `talk+` address) posts its text at the table (`talked`); an email to a
+List-Unsubscribe address (`stop+`) turns the player's notifications off (`stopped`).
+
+Anything but `played` and `talked` changes nothing and is answered by email with the reason
+and the current moves under a fresh token; a forged reply only when it comes from a player's
+own address, so that strangers get no mail from us. Answers and follow-up turn emails are RQ
+jobs on the `notify` queue (retried like every notification), never sent from the caller's
+thread.
 """
 
 from __future__ import annotations
@@ -42,7 +48,14 @@ from events.exceptions import (
     VersionConflict,
 )
 from events.mail import reply_tokens
-from events.mail.reply_text import MAX_WORDS, parse_message, raw_headers, reply_words
+from events.mail.reply_text import (
+    MAX_WORDS,
+    body_text,
+    own_lines,
+    parse_message,
+    raw_headers,
+    reply_words,
+)
 from games.contract import Move
 from games.information import ends_batch
 
@@ -54,10 +67,13 @@ USED_TTL_SECONDS = 30 * 86400
 # Refused replies answered per seat and turn; later ones are only logged.
 MAX_REFUSALS_PER_TURN = 3
 RECIPIENT_HEADERS = ("Delivered-To", "X-Original-To", "To", "Cc")
-OUTCOMES = ("played", "forged", "reused", "stale", "unreadable")
+OUTCOMES = ("played", "talked", "stopped", "forged", "reused", "stale", "unreadable",
+            "wrong_sender")
 _CODE = re.compile(r"[0-9]{1,6}")  # ASCII digits only: str.isdigit() also takes "²"
 # A reply is a few KB; a phone's reply with the whole thread quoted in HTML stays well below.
 MAX_EMAIL_BYTES = 1024 * 1024
+# Table talk by email: the reply's own lines, cut to what a message may hold.
+MAX_TALK = 500
 
 
 @dataclass(frozen=True)
@@ -123,8 +139,8 @@ class EmailReplies:
         # answered again (the worker remembers sent ids for 30 days).
         answer_id = "answer-" + hashlib.sha256(raw).hexdigest()[:24]
         addresses = [*(recipients or []), *raw_headers(message, RECIPIENT_HEADERS)]
-        text = reply_tokens.token_in(addresses)
-        token = reply_tokens.read(self.secret, text) if text else None
+        kind, text = reply_tokens.address_in(addresses) or ("play", None)
+        token = reply_tokens.read(self.secret, text, kind) if text else None
         if token is None:
             why = ("This email has no reply address of ours" if text is None else
                    "The reply address of this email was not made by this server")
@@ -137,18 +153,25 @@ class EmailReplies:
         placed = table.seat_of(token.seat)
         if placed is None or placed.bot:
             return self._forged(message, "Nobody plays the seat of this reply.", answer_id)
+        if kind == "stop":  # anyone holding the email may stop its emails: no sender check
+            return self._stop(token, placed.player_id, answer_id)
+        own = self.profiles.get(placed.player_id).email
+        sender = sender_of(message)
         try:
-            result = self._decide(message, token, table, placed.player_id)
+            if not own or sender.lower() != own.lower():
+                result = self._wrong_sender(token, table, sender)
+            elif kind == "talk":
+                result = self._talk(message, token, table, placed.player_id)
+            else:
+                result = self._decide(message, token, table, placed.player_id)
         except MeepleError as err:  # e.g. the game's rules are no longer on this server
             result = ReplyResult("unreadable", f"{err.detail}. Nothing was played.", table.id,
                                  token.seat, table.version)
         log.info("email reply", outcome=result.outcome, game_id=token.game_id,
-                 seat=token.seat, token_version=token.version)
-        if result.outcome != "played" and self._may_answer(token.game_id, token.seat,
-                                                           table.version):
-            to = self.profiles.get(placed.player_id).email
-            if to:
-                self.mailer.answer(to, result, placed.player_id, answer_id)
+                 seat=token.seat, token_version=token.version, kind=kind)
+        if result.outcome not in ("played", "talked") and own and self._may_answer(
+                token.game_id, token.seat, table.version):
+            self.mailer.answer(own, result, placed.player_id, answer_id)
         return result
 
     def _may_answer(self, game_id: str, seat: int, version: int) -> bool:
@@ -180,6 +203,47 @@ class EmailReplies:
             return replace(at, outcome="unreadable", reason=f"{why} Nothing was played.")
         return self._play(at, table, player_id, moves)
 
+    def _wrong_sender(self, token: reply_tokens.ReplyToken, table: Table, sender: str
+                      ) -> ReplyResult:
+        """A reply from another address than the player's: its token stays unused, so the
+        player can still answer the email themselves."""
+        return ReplyResult("wrong_sender", (
+            f"A reply to your email about game {table.id} came from "
+            f"{sender or 'an address we could not read'}, not from the address your notices "
+            "go to, so nothing was done. If it was you, reply from your own address; if you "
+            "forwarded the email, whoever has it cannot play for you."),
+            table.id, token.seat, table.version)
+
+    def _talk(self, message: EmailMessage, token: reply_tokens.ReplyToken, table: Table,
+              player_id: str) -> ReplyResult:
+        """A reply to a table-talk email: its own lines (no quote, no signature) are posted."""
+        at = ReplyResult("", "", table.id, token.seat, table.version)
+        text = " ".join(own_lines(body_text(message)))[:MAX_TALK]
+        if not text:
+            return replace(at, outcome="unreadable", reason=(
+                "Your reply held no text of its own (quoted text and your signature are "
+                "ignored). Nothing was posted."))
+        if not self._first_use(token):
+            return replace(at, outcome="reused", reason=(
+                "This reply's address was used already: each email can be answered once. "
+                "Nothing was posted."))
+        posted = self.app.post_message(self.app.players.get(player_id), table.id, text)
+        return replace(at, outcome="talked", version=posted.table.version,
+                       reason="Your reply was posted at the table.")
+
+    def _stop(self, token: reply_tokens.ReplyToken, player_id: str, answer_id: str
+              ) -> ReplyResult:
+        """List-Unsubscribe: the player's notifications off, and one last email saying so."""
+        before = self.profiles.get(player_id)
+        self.profiles.update(player_id, {"notify": "none"})
+        result = ReplyResult("stopped", (
+            "You will get no more emails from Meeple. To have them again, set \"notify\" "
+            "to \"email\" with PUT /v1/players/me/profile."), token.game_id, token.seat)
+        log.info("email reply", outcome="stopped", game_id=token.game_id, seat=token.seat)
+        if before.notify == "email" and before.email:
+            self.mailer.answer(before.email, result, None, answer_id)
+        return result
+
     def _play(self, at: ReplyResult, table: Table, player_id: str,
               moves: list[Move]) -> ReplyResult:
         assert at.seat is not None
@@ -203,7 +267,7 @@ class EmailReplies:
 
     def _forged(self, message: EmailMessage, reason: str, answer_id: str) -> ReplyResult:
         """Answer only a sender whose address is some player's: never mail a stranger."""
-        sender = parseaddr(next(iter(raw_headers(message, ("From",))), ""))[1]
+        sender = sender_of(message)
         player_id = self.profiles.player_by_email(sender) if sender else None
         log.info("email reply", outcome="forged", sender_is_player=player_id is not None)
         result = ReplyResult("forged", reason)
@@ -281,6 +345,11 @@ class EmailReplies:
                                      "code of a reply. Send the rest once you have seen it.")
                 current = decide_moves(current, player_id, seat, [moves[-1]], seed).table
         return moves
+
+
+def sender_of(message: EmailMessage) -> str:
+    """The address in the From header ("" if none can be read)."""
+    return parseaddr(next(iter(raw_headers(message, ("From",))), ""))[1]
 
 
 def pick(legal: list[Move], word: str) -> Move | None:

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from games.asking_for_trobils import rules, view
+from games.asking_for_trobils import describe, rules, view
 from games.asking_for_trobils.board import RULES
 from games.asking_for_trobils.scoring import score
 from games.contract import Fact, IllegalMove, Move, ScoreSheet, Seat, State, find_move
 from games.rng import Rng
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from marshmallow import Schema
+
+    from games.text import Section
 
 
 class AskingForTrobils:
@@ -67,6 +71,10 @@ class AskingForTrobils:
 
     def view(self, state: State, seat: Seat | None) -> dict[str, Any]:
         return view.view(state, seat)
+
+    def describe(self, view: dict[str, Any], seat: Seat | None, names: Sequence[str]
+                 ) -> list[Section]:
+        return describe.describe(view, seat, names)
 
     def is_over(self, state: State) -> bool:
         return bool(state["phase"] == "over")

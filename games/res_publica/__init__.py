@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from games.contract import Fact, IllegalMove, Move, ScoreSheet, Seat, State, find_move
-from games.res_publica import rules, view
+from games.res_publica import describe, rules, view
 from games.rng import Rng
+from games.text import Section
 
 if TYPE_CHECKING:
     from marshmallow import Schema
@@ -60,6 +62,10 @@ class ResPublica:
 
     def view(self, state: State, seat: Seat | None) -> dict[str, Any]:
         return view.view(state, seat)
+
+    def describe(self, view: dict[str, Any], seat: Seat | None, names: Sequence[str]
+                 ) -> list[Section]:
+        return describe.describe(view, seat, names)
 
     def is_over(self, state: State) -> bool:
         return bool(state["phase"] == "over")

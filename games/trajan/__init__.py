@@ -5,11 +5,13 @@ Registered in games/registry.py as "trajan" (README "Status")."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from games.contract import Fact, IllegalMove, Move, ScoreSheet, Seat, State, find_move
 from games.rng import Rng
-from games.trajan import rules, scoring, view
+from games.text import Section
+from games.trajan import describe, rules, scoring, view
 
 if TYPE_CHECKING:
     from marshmallow import Schema
@@ -61,6 +63,10 @@ class Trajan:
 
     def view(self, state: State, seat: Seat | None) -> dict[str, Any]:
         return view.view(state, seat)
+
+    def describe(self, view: dict[str, Any], seat: Seat | None, names: Sequence[str]
+                 ) -> list[Section]:
+        return describe.describe(view, seat, names)
 
     def is_over(self, state: State) -> bool:
         return bool(state["phase"] == "over")

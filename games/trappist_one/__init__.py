@@ -8,10 +8,14 @@ from typing import TYPE_CHECKING, Any
 
 from games.contract import Fact, IllegalMove, Move, ScoreSheet, Seat, State, find_move
 from games.rng import Rng
-from games.trappist_one import rules, view
+from games.trappist_one import describe, rules, view
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from marshmallow import Schema
+
+    from games.text import Section
 
 
 class TrappistOne:
@@ -59,6 +63,10 @@ class TrappistOne:
 
     def view(self, state: State, seat: Seat | None) -> dict[str, Any]:
         return view.view(state, seat)
+
+    def describe(self, view: dict[str, Any], seat: Seat | None, names: Sequence[str]
+                 ) -> list[Section]:
+        return describe.describe(view, seat, names)
 
     def is_over(self, state: State) -> bool:
         return bool(state["phase"] == "over")

@@ -13,6 +13,7 @@ from events.domain.table import Status, Table
 from events.domain.visibility import redact_log, table_view
 from events.exceptions import NotSeated
 from events.readmodels.lobby import summary
+from games.text import as_text, named
 from service.api import Blueprint
 from service.auth import caller, current_player, meeple, reader_seats
 from service.errors import PROBLEM
@@ -32,6 +33,7 @@ from service.schemas import (
     SeatQuery,
     StateOut,
     StateQuery,
+    TableOut,
 )
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games and their moves")
@@ -260,6 +262,27 @@ def play_moves(body: dict[str, Any], game_id: str) -> Any:
                "your_moves": legal_moves_out(table, player, None,
                                              game["view"] if same_seat else None)}
     return payload, 201, {"ETag": etag(table.version)}
+
+
+@blp.route("/<game_id>/table", methods=["GET"])
+@blp.doc(security=OPTIONAL_BEARER, operationId="game_table")
+@blp.arguments(SeatQuery, location="query")
+@blp.response(200, TableOut, headers=ETAG)
+def table_text(query: dict[str, Any], game_id: str) -> tuple[dict[str, Any], int,
+                                                               dict[str, str]]:
+    """The table in words, as your seat sees it (a spectator's without a key or a seat):
+    the readable description each game writes of a view, the same the turn emails show."""
+    table = meeple().load(game_id)
+    reader_seats(table)
+    seat = seat_for(table, caller(), query.get("seat"))
+    view = table_view(table, seat)
+    names = table.names()
+    sections = table.game.describe(view, seat, names) if view is not None else []
+    prompt = view.get("prompt") if view is not None else None
+    return {"version": table.version, "seat": seat,
+            "prompt": named(prompt, names) if isinstance(prompt, str) else None,
+            "sections": [part.as_json() for part in sections],
+            "text": as_text(sections)}, 200, {"ETag": etag(table.version)}
 
 
 @blp.route("/<game_id>/events", methods=["GET"])

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from email import message_from_bytes, policy
 from email.message import EmailMessage
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,7 @@ from events.application.meeple import Meeple
 from events.domain.table import Status
 from events.records.record import build_record
 from events.records.verify import verify_record
+from games.text import named
 from tests.conftest import free_port
 from tests.e2e.conftest import BIN, ROOT
 from tests.records.helpers import sign
@@ -123,6 +125,139 @@ def reply(received: EmailMessage, sender: str, code: str) -> EmailMessage:
     return answer
 
 
+# --- issue 16: what every email of the game says ---------------------------------------------
+
+CARDS = json.loads((ROOT / "games" / "res_publica" / "cards.json").read_text())["cards"]
+CARD_NAMES = sorted((card["name"] for card in CARDS.values()), key=len, reverse=True)
+# The data's short ids that are not the printed name ("mining" for "Asteroid Mining"): none
+# may appear in an email, which names every card as the rulebook and the moves do.
+SHORT_IDS = [key for key, card in CARDS.items() if key != card["name"].lower()]
+FIRST_LINE = re.compile(r"^(.+), game (\w+) \(version (\d+)\)\. You play (\w+) \(seat (\d)\)\.$",
+                        re.MULTILINE)
+NAMES = ["alice", "bob", "carol"]
+
+
+def cards_in(text: str) -> set[str]:
+    """The printed card names in `text`."""
+    found = set()
+    for name in CARD_NAMES:
+        if re.search(rf"\b{re.escape(name)}\b", text):
+            found.add(name)
+            text = text.replace(name, "")
+    return found
+
+
+def blocks(text: str) -> dict[str, list[str]]:
+    """An email's titled blocks, title (no colon) to lines (no indent)."""
+    found = {}
+    for block in text.split("\n\n"):
+        head, *lines = block.strip("\n").split("\n")
+        if head.endswith(":") and lines and all(line.startswith("  ") for line in lines):
+            found[head[:-1]] = [line[2:] for line in lines]
+    return found
+
+
+class Rendered(HTMLParser):
+    """What an HTML part shows: its headings, list items and paragraphs, as text."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.items: list[tuple[str, str]] = []
+        self._open: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        assert tag not in ("img", "script", "link"), f"<{tag}> in an email"
+        if tag in ("h3", "li", "p"):
+            self._open = tag
+            self.items.append((tag, ""))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == self._open:
+            self._open = None
+
+    def handle_data(self, data: str) -> None:
+        if self._open:
+            tag, text = self.items[-1]
+            self.items[-1] = (tag, text + data)
+
+
+def check_thread(message: EmailMessage, game_id: str, player_id: str) -> None:
+    """One game is one thread in a mail client; every email can turn the notices off."""
+    thread = f"<game-{game_id}-{player_id}@meeple>"
+    assert message["In-Reply-To"] == thread and message["References"] == thread
+    if message["X-Meeple-Event"] != "reply_answer":
+        assert str(message["List-Unsubscribe"]).startswith("<mailto:stop+")
+    assert message.get_content_type() == "multipart/alternative"
+
+
+def check_turn_email(message: EmailMessage, text: str, subject: str, app: Meeple,
+                     game_id: str) -> int:
+    """The acceptance of issue 16 for one turn email; 1 once checked."""
+    first = FIRST_LINE.search(text)
+    assert first, text[:300]
+    title, _, version, me, seat = first.groups()
+    seat_no, version_no = int(seat), int(version)
+    assert me == NAMES[seat_no]
+    shown = blocks(text)
+    # Names, not seats: the reader's own part first, then the other two players by name.
+    titles = list(shown)
+    assert titles.index(f"You ({me})") < titles.index("Your moves"), titles
+    assert all(name in titles for name in NAMES if name != me), titles
+    assert not re.search(r"\b[Ss]eat [0-9]\b", text.replace(f"(seat {seat})", ""))
+    # It opens with what happened since this seat's last move, as this seat may read it.
+    since = [line for line in shown.get("Since your last turn", [])  # the moves' lines
+             if line != "The game began." and not line.startswith("(")]
+    log = app.events(game_id, 1, version_no)
+    last_own = max((e["v"] for e in log if e["type"] == "MovePlayed"
+                    and e["data"]["seat"] == seat_no), default=0)
+    expected = [named(fact["text"], NAMES) for e in log if e["v"] > last_own
+                and e["type"] == "MovePlayed" for fact in e["data"]["facts"]
+                if fact["to"] == "all" or seat_no in fact["to"]]
+    assert since[-len(expected):] == expected[-len(since):] if expected else not since, (
+        since, expected)
+    if since:
+        assert titles.index("Since your last turn") < titles.index(f"You ({me})")
+    # The subject says who did what (the latest move of another player), or only that it is
+    # this player's turn.
+    assert subject.startswith("Your turn") or any(
+        subject.startswith(line.rstrip(".")[:40]) for line in expected), (subject, expected)
+    assert subject.lower().endswith(f"your turn in {title} #{game_id[:6]}".lower()), subject
+    # One name per card: the hand and the moves spell them alike, never by the data's ids.
+    hand = next(line for line in shown[f"You ({me})"] if line.startswith("Hand"))
+    moves = "\n".join(line.rsplit("  [", 1)[0] for line in shown["Your moves"])  # labels
+    assert not any(re.search(rf"\b{key}\b", hand + moves) for key in SHORT_IDS), hand
+    named_in_moves = cards_in(moves)
+    assert named_in_moves <= set(CARD_NAMES)
+    # The HTML part shows the same: each title a heading, each line an item or paragraph.
+    html = message.get_body(preferencelist=("html",))
+    assert html is not None
+    rendered = Rendered()
+    rendered.feed(html.get_content())
+    headings = [t for tag, t in rendered.items if tag == "h3"]
+    assert headings == titles, (headings, titles)
+    items = [" ".join(t.split()) for tag, t in rendered.items if tag == "li"]
+    lines = [" ".join(line.split(". ", 1)[1].split()) if title == "Your moves"
+             else " ".join(line.split()) for title, block in shown.items() for line in block]
+    assert items == lines
+    return 1
+
+
+def check_end_email(message: EmailMessage, table: Any, subject: str) -> None:
+    """The end: names, points, the score sheet and where the record is."""
+    plain = message.get_body(preferencelist=("plain",))
+    assert plain is not None
+    text = plain.get_content().replace("\r\n", "\n")
+    shown = blocks(text)
+    rows = sorted(table.result["seats"], key=lambda row: (row["rank"], row["seat"]))
+    assert shown["Final standings"] == [
+        f"{row['rank']}. {NAMES[row['seat']]}: {row['total']} points" for row in rows]
+    assert all(any(line.startswith(f"{name}: ") for line in shown["Score sheet"])
+               for name in NAMES)
+    winners = [NAMES[row["seat"]] for row in rows if row["rank"] == 1]
+    assert subject.endswith(" won") and all(name in subject for name in winners), subject
+    assert f"/v1/games/{table.id}/record" in text
+
+
 def test_three_people_play_a_whole_game_by_email(
     mail_world: tuple[Sink, int, dict[str, str]], redis_client: redis.Redis,
     monkeypatch: pytest.MonkeyPatch
@@ -146,25 +281,35 @@ def test_three_people_play_a_whole_game_by_email(
 
     rng = random.Random(20261130)
     ended: set[str] = set()
-    replies = 0
+    replies = checked = 0
     outcomes: dict[str, int] = {}
     with smtplib.SMTP("127.0.0.1", smtpd_port, timeout=30) as smtp:
         while ended != set(people):
             assert time.monotonic() - started < TIME_LIMIT, f"stuck after {replies} replies"
             received = sink.inbox.get(timeout=30)
             to = received.recipients[0]
-            subject = str(received.message["Subject"])
+            subject = str(received.message["Subject"]).lstrip()  # lstrip: a folded subject
+            event = received.message["X-Meeple-Event"]
+            assert received.message["X-Meeple-Game"] == table.id, subject
             outcome = received.message.get("X-Meeple-Reply-Outcome")
             if outcome:
+                assert event == "reply_answer", (event, subject)
                 outcomes[outcome] = outcomes.get(outcome, 0) + 1
-            if "has ended" in subject:
+            check_thread(received.message, table.id, people[to].id)
+            if event == "game_ended":
+                assert f"{table.game.title} #{table.id[:6]} has ended" in subject, subject
+                check_end_email(received.message, app.load(table.id), subject)
                 ended.add(to)
                 continue
-            if received.message["Reply-To"] is None:
+            if not str(received.message["Reply-To"] or "").startswith("play+"):
                 continue  # "you have nothing to do now": no reply possible, none needed
-            text = received.message.get_body(preferencelist=("plain",)).get_content()
-            codes = CODE_LINE.findall(text)
+            plain = received.message.get_body(preferencelist=("plain",))
+            assert plain is not None
+            text = plain.get_content().replace("\r\n", "\n")  # as it came over SMTP
+            codes = CODE_LINE.findall(text.split("\nYour moves:\n", 1)[1].split("\n\n")[0])
             assert codes, text
+            if event == "your_turn":
+                checked += check_turn_email(received.message, text, subject, app, table.id)
             smtp.send_message(reply(received.message, to, rng.choice(codes)))
             replies += 1
     elapsed = time.monotonic() - started
@@ -178,6 +323,7 @@ def test_three_people_play_a_whole_game_by_email(
     # Stale answers may come (two seats act at once in trades); every reply is accounted for.
     assert set(outcomes) <= {"stale"}, outcomes
     assert replies == len(moves) + sum(outcomes.values())
+    assert checked >= len(moves) * 0.9  # nearly every move was answered to a turn email
     record = sign(build_record(table, envelopes, app.store.get_seed(table.id), []))
     report = verify_record(json.loads(json.dumps(record)))
     assert report.ok, [problem.describe() for problem in report.problems]

@@ -32,6 +32,7 @@ from marshmallow import fields as mm_fields
 
 from games.contract import Fact, Game, IllegalMove, Move, Seat, State
 from games.rng import Rng
+from games.text import Section
 
 MAX_MOVES = 10_000  # a random playout longer than this counts as "never ends"
 SETUP_VERSION = 0
@@ -356,9 +357,30 @@ def check_json_round_trip(game: Game, players: int, seed: SeedLike, *, every: in
         after, facts = must_play(game, state, step.seat, step.move, rng, "from JSON")
         assert_same(after, step.after, f"move {step.index} from a JSON copy: other state")
         assert_same(facts, step.facts, f"move {step.index} from a JSON copy: other facts")
+        described = sampled(playout.seed, "describe", step.index, 10)  # a tenth: it costs
         for seat in seats_and_spectator(players):
-            assert_json(game.view(step.state, seat), f"view for {seat}")
+            view = assert_json(game.view(step.state, seat), f"view for {seat}")
+            if described:
+                assert_description(game, view, seat, players)
     assert_json(playout.state, "final state")
+
+
+def assert_description(game: Game, view: dict[str, Any], seat: Seat | None, players: int
+                       ) -> None:
+    """`describe` gives titled sections of text lines, names every seat, and leaves the view
+    as it was."""
+    names = [f"player-{index}" for index in range(players)]
+    before = copy.deepcopy(view)
+    sections = game.describe(view, seat, names)
+    assert_same(view, before, f"describe changed the view for {seat}")
+    assert sections and all(isinstance(part, Section) for part in sections)
+    for part in sections:
+        assert isinstance(part.title, str) and part.title.strip(), part
+        assert all(isinstance(line, str) and line.strip() for line in part.lines), part
+    titles = " | ".join(part.title for part in sections)
+    assert all(name in titles for name in names), f"not every seat has a section: {titles}"
+    if seat is not None:
+        assert names[seat] in sections[0].title, f"the viewer's section is not first: {titles}"
 
 
 def check_play_does_not_mutate(game: Game, players: int, seed: SeedLike, *,

@@ -15,12 +15,14 @@ dealt 3 secret cards (2 in the short variant), the rest stay face down in the de
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from typing import Any
 
 from marshmallow import Schema, fields
 
 from games.contract import Fact, IllegalMove, Move, ScoreSheet, Seat, State, fact, find_move
 from games.rng import Rng
+from games.text import Section, listed, seat_name, section
 
 
 class ToyOptions(Schema):
@@ -148,6 +150,21 @@ class ToyGame:
             shown["hand"] = state["hands"][seat]
             shown["my_ante"] = state["antes"][seat]
         return copy.deepcopy(shown)
+
+    def describe(self, view: dict[str, Any], seat: Seat | None, names: Sequence[str]
+                 ) -> list[Section]:
+        sections = []
+        if seat is not None:
+            sections.append(section(f"You ({seat_name(names, seat)})", [
+                f"Hand: {listed([str(card) for card in view['hand']])}",
+                f"Ante: {view['my_ante'] if view['my_ante'] is not None else 'none'}",
+                f"Pile: {listed([str(card) for card in view['piles'][seat]])}"]))
+        for other, size in enumerate(view["hand_sizes"]):
+            if other != seat:
+                sections.append(section(seat_name(names, other), [
+                    f"Hand: {size} cards", f"Anted: {'yes' if view['anted'][other] else 'no'}",
+                    f"Pile: {listed([str(card) for card in view['piles'][other]])}"]))
+        return [*sections, section("The table", [f"Deck: {view['deck']} cards"])]
 
     def determinize(self, state: State, seat: Seat, rng: Rng) -> State:
         """Deal everything `seat` cannot see (deck, other hands, others' face-down antes) anew."""

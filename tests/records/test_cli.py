@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -184,9 +185,13 @@ def test_replay_shows_the_table_as_the_seat_sees_it(tmp_path: Path) -> None:
     as_seat_0 = run("replay", str(path), "--as", "0", "--at", "10", stdin="q\n")
     as_all = run("replay", str(path), "--as", "all", "--at", "10", stdin="q\n")
 
-    assert "hand_count" in as_seat_0.output  # game.view: the others' hands are counts
-    assert "prompt" in as_seat_0.output
-    assert "decks" in as_all.output and "hand_count" not in as_all.output  # the full state
+    # The table in the game's words (Game.describe): seat 0 sees its own hand by name, the
+    # others' as counts; `all` shows every seat's own part as it saw it.
+    names = [e["data"]["name"] for e in record["events"] if e["type"] == "SeatTaken"]
+    assert f"You ({names[0]})" in as_seat_0.output and "Hand (" in as_seat_0.output
+    assert re.search(r"Hand: \d+ cards", as_seat_0.output)
+    assert all(f"{name} (as they saw it)" in as_all.output for name in names)
+    assert as_all.output.count("Hand (") == len(names) and "Race deck" in as_all.output
 
 
 def test_replay_end_of_input_quits(tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
 """What the notification tests share: a webhook receiver, a real RQ worker run, callers
-with a profile, one random move."""
+with a profile, one random move, and reading the emails (workers/letters.py) as a mail
+client does."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import json
 import mailbox
 import os
 import threading
+from email import message_from_bytes, policy
+from email.message import EmailMessage
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -72,8 +75,58 @@ def run_worker(app: Meeple) -> None:
     SimpleWorker(queues, connection=app.redis).work(burst=True)
 
 
-def emails(path: Path) -> list[Any]:
-    return list(mailbox.Maildir(str(path), create=True)) if path.exists() else []
+def emails(path: Path) -> list[EmailMessage]:
+    """The emails in the maildir at `path`, oldest delivery first, parsed as a mail client
+    does (`policy.default`: `get_body`, headers as text)."""
+    if not path.exists():
+        return []
+    box = mailbox.Maildir(str(path), create=True)
+    keys = sorted(box.keys(), key=lambda key: box[key].get_date())
+    return [parsed(box.get_bytes(key)) for key in keys]
+
+
+def parsed(raw: bytes) -> EmailMessage:
+    message = message_from_bytes(raw, policy=policy.default)
+    assert isinstance(message, EmailMessage)
+    return message
+
+
+def text_of(message: EmailMessage) -> str:
+    """The plain-text part of an email (every email is multipart/alternative, text first);
+    lines end in "\n", as they came in a maildir or over SMTP."""
+    body = message.get_body(preferencelist=("plain",))
+    assert body is not None and body.get_content_type() == "text/plain"
+    content: str = body.get_content()
+    return content.replace("\r\n", "\n")
+
+
+def html_of(message: EmailMessage) -> str:
+    """The HTML part of an email."""
+    body = message.get_body(preferencelist=("html",))
+    assert body is not None and body.get_content_type() == "text/html"
+    content: str = body.get_content()
+    return content.replace("\r\n", "\n")
+
+
+def sections(text: str) -> dict[str, list[str]]:
+    """The titled blocks of an email's text ("You (alice)", "bob", "Since your last turn",
+    "Your moves", the game's boards): each title, without its colon, to its lines, without
+    their first indent. Untitled paragraphs are left out."""
+    found: dict[str, list[str]] = {}
+    for block in text.split("\n\n"):
+        head, *lines = block.strip("\n").split("\n")
+        if head.endswith(":") and not head.startswith(" ") and lines \
+                and all(line.startswith("  ") for line in lines):
+            assert head[:-1] not in found, f"two sections {head!r}"
+            found[head[:-1]] = [line[2:] for line in lines]
+    return found
+
+
+def of_game(messages: list[EmailMessage], game_id: str, event: str) -> list[EmailMessage]:
+    """The emails about `game_id` for `event` ("your_turn", "deadline_reminder",
+    "game_ended", "message", "reply_answer"), by their X-Meeple-Game and X-Meeple-Event."""
+    return [m for m in messages
+            if m["X-Meeple-Game"] == game_id and m["X-Meeple-Event"] == event]
 
 
 def caller(flask_app: Flask, name: str, **profile: Any) -> tuple[Caller, Player, Any]:

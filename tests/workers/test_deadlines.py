@@ -8,13 +8,13 @@ all; a new worker process must find the scheduled expiry and carry it out.
 
 from __future__ import annotations
 
-import mailbox
 import os
 import signal
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +29,8 @@ from events.application.meeple import Meeple
 from events.domain.deadlines import parse_time
 from events.domain.table import Table
 from tests.conftest import free_port, start_redis
-from tests.workers.helpers import confirmed_email
+from tests.workers.helpers import confirmed_email, of_game, text_of
+from tests.workers.helpers import emails as in_maildir
 
 ROOT = Path(__file__).resolve().parents[2]
 MEEPLE = Path(sys.executable).parent / "meeple"
@@ -83,12 +84,9 @@ def wait_until(what: str, check: Callable[[], Any], seconds: float = 20) -> Any:
     raise AssertionError(f"waited {seconds} s for {what}")
 
 
-def subjects(maildir: Path, to: str | None = None) -> list[str]:
-    """The subjects of the emails in `maildir` (those to `to`), oldest first."""
-    if not maildir.exists():
-        return []
-    messages = sorted(mailbox.Maildir(str(maildir), create=True), key=lambda m: m.get_date())
-    return [str(m["Subject"]) for m in messages if to is None or m["To"] == to]
+def mails(maildir: Path, to: str | None = None) -> list[EmailMessage]:
+    """The emails in `maildir` (those to `to`), oldest first."""
+    return [m for m in in_maildir(maildir) if to is None or m["To"] == to]
 
 
 def deadline_table(client: redis.Redis, on_expiry: str, seconds: int = SECONDS_PER_MOVE
@@ -122,14 +120,15 @@ def test_a_deadline_passes_reminder_then_consequence_across_a_worker_restart(
     due = parse_time(clock.at).timestamp() + SECONDS_PER_MOVE
 
     # 1. The reminder reaches the seat's player before the deadline.
-    reminders = wait_until("the reminder", lambda: [
-        s for s in subjects(maildir) if s.startswith("Reminder: your move")])
-    assert len(reminders) == 1 and table.id in reminders[0]
-    assert subjects(maildir, emails[seat])[-1] == reminders[0]  # to the seat's player
-    assert table.due_at(seat) in reminders[0]
-    (reminder,) = [m for m in mailbox.Maildir(str(maildir))
-                   if str(m["Subject"]) == reminders[0]]
-    body = reminder.get_payload(decode=True).decode()
+    reminders = wait_until("the reminder", lambda: of_game(
+        mails(maildir), table.id, "deadline_reminder"))
+    assert len(reminders) == 1
+    (reminder,) = reminders
+    # To the seat's player: the last email it got.
+    assert mails(maildir, emails[seat])[-1]["Message-ID"] == reminder["Message-ID"]
+    assert reminder["Subject"] == (f"Reminder: your move in {table.game.title} "
+                                   f"#{table.id[:6]} is due at {table.due_at(seat)}")
+    body = text_of(reminder)
     then = "a bot plays this turn for you" if on_expiry == "bot" else "your seat resigns"
     assert f"Your move is due at {table.due_at(seat)}; after that, {then}" in body
     assert time.time() < due
@@ -155,8 +154,9 @@ def test_a_deadline_passes_reminder_then_consequence_across_a_worker_restart(
         assert moved and all(e["by"] == "system" for e in moved)  # the ai queue plays it
     # The player who must act next hears of it (their turn), and gets their own deadline.
     nxt = after.human_actors()[0]
-    wait_until("the next player's notice", lambda: any(
-        s.startswith("Your turn") for s in subjects(maildir, emails[nxt])))
+    (notice, *_) = wait_until("the next player's notice", lambda: of_game(
+        mails(maildir, emails[nxt]), table.id, "your_turn"))
+    assert f"our turn in {table.game.title} #{table.id[:6]}" in notice["Subject"]
     assert after.clock_of(nxt) is not None
 
 

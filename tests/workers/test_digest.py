@@ -25,8 +25,11 @@ from tests.workers.helpers import (
     Receiver,
     caller,
     emails,
+    html_of,
     one_move,
     run_worker,
+    sections,
+    text_of,
 )
 from workers.digest import send_digest
 from workers.notify import DeliveryFailed
@@ -93,10 +96,14 @@ def test_a_daily_player_gets_one_digest_instead_of_a_message_per_turn(
     run_worker(meeple)
     digests = [m for m in emails(maildir) if m["To"] == "alice@example.org"]
     assert len(digests) == 1
-    body = digests[0].get_payload(decode=True).decode()
+    body = sections(text_of(digests[0]))
     awaiting = alice.id in {players[s].id for s in meeple.load(table.id).actors()}
     assert ("1 game awaits your move" in digests[0]["Subject"]) == awaiting
-    assert "bob (seat 1): Your move, Alice." in body
+    assert any(f"(game {table.id})" in line for line in body.get("Awaiting your move", [])) \
+        == awaiting
+    game = f"{table.game.title} #{table.id[:6]}"
+    assert body["Table talk"] == [f"{game}: bob: \u201cYour move, Alice.\u201d"]
+    assert "Your move, Alice." in html_of(digests[0])
     assert Digests(meeple.redis).held(alice.id) == []
     # Sent once: the same day's job again sends nothing.
     assert send_digest(alice.id, job.args[1]) == "already sent"

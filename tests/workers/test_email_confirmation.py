@@ -7,6 +7,7 @@ Real parts: the Flask app with RQ dispatch, a real RQ worker run, emails into a 
 from __future__ import annotations
 
 import mailbox
+from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,14 @@ from flask import Flask
 from events.accounts.profiles import CODE_MAX_ATTEMPTS, CODES_PER_PLAYER_PER_DAY, Profiles
 from events.application.meeple import Meeple
 from tests.service.conftest import Caller
-from tests.workers.helpers import caller, confirm_by_code, emails, run_worker
+from tests.workers.helpers import (
+    caller,
+    confirm_by_code,
+    emails,
+    html_of,
+    run_worker,
+    text_of,
+)
 
 RP = "res-publica-2230ad"
 
@@ -29,11 +37,11 @@ def confirm(who: Caller, code: str) -> Any:
                            headers=who.headers)
 
 
-def mail_to(maildir: Path, address: str) -> list[Any]:
+def mail_to(maildir: Path, address: str) -> list[EmailMessage]:
     return [mail for mail in emails(maildir) if mail["To"] == address]
 
 
-def code_in(mail: Any) -> str:
+def code_in(mail: EmailMessage) -> str:
     return str(mail["Subject"]).rsplit(" ", 1)[1]
 
 
@@ -50,7 +58,8 @@ def test_an_unconfirmed_address_gets_its_code_and_nothing_else(
     mails = mail_to(maildir, "alice@example.org")
     assert [str(m["Subject"]).split(":")[0] for m in mails] == [
         "Your Meeple confirmation code"]
-    assert "ignore this email" in mails[0].get_payload(decode=True).decode()
+    assert "ignore this email" in text_of(mails[0])
+    assert code_in(mails[0]) in text_of(mails[0]) and code_in(mails[0]) in html_of(mails[0])
 
 
 def test_the_code_confirms_the_address_and_notices_follow(

@@ -76,7 +76,7 @@ def test_a_name_that_could_break_an_email_is_refused(flask_app: Flask) -> None:
 
 
 def test_headers_are_one_line_whatever_the_text() -> None:
-    from workers.email_text import header_text  # here: the other tests need none of it
+    from workers.letters import header_text  # here: the other tests need none of it
 
     assert header_text("eve\r\nBcc: all@example.org wrote") == "eve Bcc: all@example.org wrote"
     assert header_text("a\u2028b\u0000c\u202ed") == "a b c d"

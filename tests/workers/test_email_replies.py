@@ -28,8 +28,9 @@ from games.information import ends_batch
 from service import create_app
 from tests.conftest import free_port
 from tests.service.conftest import Caller
+from tests.workers import helpers
 from tests.workers.conftest import INBOUND_SECRET
-from tests.workers.helpers import confirm_by_code, confirmed_email
+from tests.workers.helpers import confirm_by_code, confirmed_email, sections
 
 RP = "res-publica-2230ad"
 AUTH = {"Authorization": f"Bearer {INBOUND_SECRET}", "Content-Type": "message/rfc822"}
@@ -59,10 +60,7 @@ def mails_to(maildir: Path, address: str) -> list[EmailMessage]:
 
 
 def text_of(message: EmailMessage) -> str:
-    body = message.get_body(preferencelist=("plain",))
-    assert body is not None
-    content: str = body.get_content()
-    return content
+    return helpers.text_of(message)
 
 
 def reply(to_email: EmailMessage, body: str, sender: str) -> bytes:
@@ -107,7 +105,8 @@ class Game:
 
     def turn_email(self) -> tuple[str, EmailMessage]:
         email, _, _ = self.actor()
-        with_token = [m for m in mails_to(self.maildir, email) if m["Reply-To"]]
+        with_token = [m for m in mails_to(self.maildir, email)
+                      if str(m["Reply-To"] or "").startswith("play+")]
         assert with_token, f"no turn email for {email}"
         return email, with_token[-1]
 
@@ -138,7 +137,9 @@ def answered(game: Game, email: str, outcome: str) -> EmailMessage:
 def assert_shows_current_moves(game: Game, answer: EmailMessage) -> None:
     table = game.meeple.load(game.id)
     text = text_of(answer)
-    assert f"version {table.version}," in text and "  1. " in text
+    assert f"game {game.id} (version {table.version})." in text
+    assert sections(text)["Your moves"][0].startswith("1. ")
+    assert answer["X-Meeple-Game"] == game.id and answer["X-Meeple-Event"] == "reply_answer"
     assert str(answer["Reply-To"]).startswith("play+")
 
 
@@ -150,8 +151,14 @@ def test_a_reply_with_a_code_plays_it(game: Game) -> None:
     before = game.versions()
     # "Each turn email shows the table as that player sees it": its own hand, no other.
     shown = text_of(turn)
-    assert "The table as you see it:" in shown
-    assert len(re.findall(r"^ +hand: ", shown, re.MULTILINE)) == 1
+    assert turn["X-Meeple-Game"] == game.id and turn["X-Meeple-Event"] == "your_turn"
+    table = sections(shown)
+    me = game.people[email][1].name
+    (other,) = [player.name for e, (_, player) in game.people.items() if e != email]
+    assert f"You ({me})" in table and other in table
+    assert len(re.findall(r"^ +Hand \(\d+\): ", shown, re.MULTILINE)) == 1
+    assert re.match(r"Hand \(\d+\): ", table[f"You ({me})"][0])
+    assert re.fullmatch(r"Hand: \d+ cards?", table[other][0])
     outcome = game.send(reply(turn, "1", email))
     assert outcome["outcome"] == "played" and outcome["game_id"] == game.id
     assert game.versions() > before
@@ -253,7 +260,7 @@ def test_several_codes_play_in_order_all_or_nothing(game: Game) -> None:
     # Still this seat's turn: the mover gets a fresh turn email, with a fresh token.
     if seat in game.meeple.load(game.id).actors():
         _, latest = game.turn_email()
-        assert f"version {game.meeple.load(game.id).version}," in text_of(latest)
+        assert f"(version {game.meeple.load(game.id).version})." in text_of(latest)
 
 
 def chain_of_two(game: Game, table: Table, player: Player, seat: int) -> tuple[int, int]:

@@ -17,7 +17,18 @@ from events.application.meeple import Meeple
 from events.domain.table import Status, Table
 from games.rng import Rng
 from tests.service.conftest import Caller
-from tests.workers.helpers import Receiver, caller, emails, newly_actors, one_move, run_worker
+from tests.workers.helpers import (
+    Receiver,
+    caller,
+    emails,
+    html_of,
+    newly_actors,
+    of_game,
+    one_move,
+    run_worker,
+    sections,
+    text_of,
+)
 from workers.notify import notify_player
 
 RP = "res-publica-2230ad"
@@ -53,9 +64,13 @@ def test_the_other_player_hears_once_per_turn_change_and_at_the_end(
     receiver.check_signatures(secret)
     # Every email names the game, lists the moves with codes and says how to answer.
     message = emails(maildir)[-1]
-    assert opened.id in message["Subject"]
-    body = message.get_payload(decode=True).decode()
-    assert "  1. " in body and "Reply with the codes of your moves" in body
+    assert message["X-Meeple-Game"] == opened.id and message["X-Meeple-Event"] == "your_turn"
+    assert f"our turn in {table.game.title} #{opened.id[:6]}" in message["Subject"]
+    body = text_of(message)
+    assert f"game {opened.id} (version " in body.splitlines()[0]
+    assert sections(body)["Your moves"][0].startswith("1. ")
+    assert "Reply with the codes of your moves" in body
+    assert "Reply with the codes of your moves" in html_of(message)
     payload = receiver.delivered()[-1]
     assert payload["event"] == "your_turn" and payload["game_id"] == opened.id
     assert [m["code"] for m in payload["moves"]] == list(range(1, len(payload["moves"]) + 1))
@@ -76,7 +91,8 @@ def test_the_other_player_hears_once_per_turn_change_and_at_the_end(
     assert len(receiver.delivered()) == expected[bob.id]
     receiver.check_signatures(secret)
     events = [p["event"] for p in receiver.delivered()]
-    ended = [m for m in emails(maildir) if "has ended" in m["Subject"]]
+    ended = of_game(emails(maildir), opened.id, "game_ended")
+    assert all(f"#{opened.id[:6]} has ended" in m["Subject"] for m in ended)
     assert events.count("game_ended") + len(ended) == 1
     deliveries = [h["X-Meeple-Delivery"] for h, _, _ in receiver.requests]
     assert len(deliveries) == len(set(deliveries))

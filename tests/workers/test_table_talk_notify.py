@@ -14,7 +14,10 @@ from tests.workers.helpers import (
     Receiver,
     caller,
     emails,
+    html_of,
+    of_game,
     run_worker,
+    text_of,
 )
 from workers.notify import notify_player
 
@@ -58,8 +61,10 @@ def test_table_talk_reaches_everyone_else_at_the_table_once(
     # (a maildir is not in order: tell the new one by its Message-ID)
     mails = [m for m in emails(maildir) if m["Message-ID"] not in mails_before]
     assert len(mails) == 1
-    assert mails[0]["Subject"].startswith("bob wrote at the table of")
-    assert "Thanks!" in mails[0].get_payload(decode=True).decode()
+    assert of_game(mails, table.id, "message") == mails
+    assert mails[0]["Subject"] == f"bob wrote at the table of {table.game.title} #{table.id[:6]}"
+    assert "\u201cThanks!\u201d" in text_of(mails[0]) and "Thanks!" in html_of(mails[0])
+    assert str(mails[0]["Reply-To"]).startswith("talk+")  # a reply answers at the table
     # The same delivery run again sends nothing more.
     latest = meeple.load(table.id).version
     assert notify_player(table.id, latest, alice.id, "message") == "already sent"

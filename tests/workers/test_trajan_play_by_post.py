@@ -36,9 +36,11 @@ from events.mail.email_replies import EmailReplies, RQMailer
 from events.mail.reply_tokens import secret_in
 from games.rng import Rng
 from tests.conftest import free_port
+from tests.workers.helpers import sections
 from tests.workers.test_trappist_play_by_post import (
     Mail,
     Provider,
+    assert_is_a_turn_email,
     people,
     reply,
     run_worker,
@@ -82,40 +84,58 @@ def seated(app: Meeple, who: dict[int, tuple[Player, str]],
     return table
 
 
-def blocks(text: str, header: str) -> list[str]:
-    """Each block of `text` whose first line matches `header`: that line and the lines
-    below it indented deeper (the email's table nests by indentation)."""
-    lines, found = text.splitlines(), []
-    for start, line in enumerate(lines):
-        if re.match(header, line):
-            indent = len(line) - len(line.lstrip())
-            end = next((i for i in range(start + 1, len(lines))
-                        if len(lines[i]) - len(lines[i].lstrip()) <= indent), len(lines))
-            found.append("\n".join(lines[start:end]))
-    return found
+def seat_section(text: str, table: Table, seat: int, viewer: int) -> list[str]:
+    """The lines of the email's table about `seat` (the viewer's own: "You (<name>)")."""
+    name = table.names()[seat]
+    return sections(text)[f"You ({name})" if seat == viewer else name]
 
 
-def block_of(text: str, seat: int) -> str:
-    """The lines of the email's table about `seat` (its "seat N (name):" block)."""
-    (block,) = blocks(text, rf"^ +seat {seat} \(")
-    return block
+def mat_of(lines: list[str]) -> list[str]:
+    """The action mat's lines in a seat's section: those indented below "Action mat:", each
+    long one put together again (the email breaks it before its "[Trajan tile ...]")."""
+    start = lines.index("Action mat:") + 1
+    mat: list[str] = []
+    for line in lines[start:]:
+        if line.startswith("    ["):
+            mat[-1] += " " + line.strip()
+        elif line.startswith("  "):
+            mat.append(line.strip())
+        else:
+            break
+    return mat
 
 
-def assert_shows_the_mats(text: str, view: dict[str, Any]) -> None:
+def assert_shows_the_mats(text: str, view: dict[str, Any], table: Table, viewer: int) -> None:
     """Every seat's mat as the view gives it: the trays in their circle, each by its name
     with its markers' colours, and the mat's readable lines, one per tray."""
     for entry in view["players"]:
         seat = entry["seat"]
-        block = block_of(text, seat)
-        (trays,) = blocks(block, r"^ +trays:$")
-        items = blocks(trays, r"^ +#\d+:$")
-        assert len(items) == len(entry["trays"]) == 6, f"seat {seat}'s trays"
-        for item, tray, line in zip(items, entry["trays"], entry["mat"], strict=True):
-            markers = ", ".join(tray["markers"]) or "none"
-            assert f" name: {tray['name']}\n" in item + "\n", (seat, tray, item)
-            assert f" markers: {markers}\n" in item + "\n", (seat, tray, item)
-            assert line.startswith(tray["name"]) and line in block, (seat, line)
+        mat = mat_of(seat_section(text, table, seat, viewer))
+        if entry["arch"] == "centre":
+            assert mat.pop() == "Trajan arch: in the centre (every slot is full)"
+        assert len(mat) == len(entry["trays"]) == 6, f"seat {seat}'s trays"
+        for shown, tray, line in zip(mat, entry["trays"], entry["mat"], strict=True):
+            markers = ", ".join(tray["markers"]).replace("_", " ") or "empty"
+            assert shown == line, (seat, tray, shown)
+            assert line.startswith(f"{tray['name']}: {markers}"), (seat, tray, line)
     assert "{'" not in text and "[{" not in text  # no raw data for a person
+
+
+def assert_shows_one_hand(text: str, view: dict[str, Any], table: Table, seat: int) -> None:
+    """The seat's own commodity hand by card; of every other seat, only its size (and the
+    cards all saw it take from a discard pile)."""
+    for entry in view["players"]:
+        hands = [line for line in seat_section(text, table, entry["seat"], seat)
+                 if line.startswith("Hand: ")]
+        assert len(hands) == 1, hands
+        if entry["seat"] == seat:
+            cards = ", ".join(f"{n} {card}" for card, n in entry["hand"].items())
+            assert hands[0] == f"Hand: {cards or 'none'}", (entry["hand"], hands)
+        else:
+            assert "hand" not in entry
+            size = entry["hand_size"]
+            assert re.fullmatch(rf"Hand: {size} cards?(, known: .+)?", hands[0]), hands
+    assert len(re.findall(r"^ +Hand: ", text, re.MULTILINE)) == len(view["players"])
 
 
 def assert_lists_the_moves(mail: Mail, table: Table, seat: int) -> None:
@@ -124,16 +144,12 @@ def assert_lists_the_moves(mail: Mail, table: Table, seat: int) -> None:
     assert table.state is not None
     legal = table.game.legal_moves(table.state, seat)
     view = table.game.view(table.state, seat)
-    prompt = view["prompt"]
-    assert legal and prompt
-    text = mail.text
-    assert prompt[:77] in mail.subject and f"\n{prompt}\n" in text
+    assert legal and view["prompt"]
+    assert_is_a_turn_email(mail, table, seat)
     assert mail.listed() == [(code, move["id"]) for code, move in enumerate(legal, start=1)]
-    assert f"version {table.version}, you are seat {seat}." in text
-    assert table.id in mail.subject
-    assert_shows_the_mats(text, view)
-    hands = re.findall(r"^ +hand: ", text, re.MULTILINE)
-    assert len(hands) == 1 and "hand: " in block_of(text, seat)
+    assert len(sections(mail.text)["Your moves"]) == len(legal)
+    assert_shows_the_mats(mail.text, view, table, seat)
+    assert_shows_one_hand(mail.text, view, table, seat)
 
 
 # --- a turn by email ------------------------------------------------------------------------
@@ -238,7 +254,9 @@ def test_a_seat_that_lets_its_turn_run_out_gets_the_tables_consequence(
     run_worker(redis_client, scheduler=True)
     assert app.load(table.id).version == table.version
     (reminder,) = provider.to(who[late][1], since=sent)
-    assert reminder.subject.startswith("Reminder: your move") and table.id in reminder.subject
+    assert reminder.is_about(table.id, "deadline_reminder")
+    assert reminder.subject == (f"Reminder: your move in Trajan #{table.id[:6]} is due at "
+                                f"{table.due_at(late)}")
     then = "a bot plays this turn for you" if on_expiry == "bot" else "your seat resigns"
     assert then in reminder.text
     assert provider.count() == sent + 1
