@@ -3,8 +3,8 @@ keep the workers busy (issue 16 point 5).
 
 A private Redis (production AOF settings), an SMTP sink (aiosmtpd) standing for the players'
 mail provider, and the RQ workers as `meeple run` starts them (`--layout split`: `meeple
-worker ai scoring` and `meeple worker --with-scheduler notify scoring`) or as it did before (`--layout
-single`: one `meeple worker --with-scheduler` on ai, scoring and notify). `--bot-games`
+worker ai` and `meeple worker --with-scheduler notify scoring`) or as it did before
+(`--layout single`: one `meeple worker --with-scheduler` on ai, scoring and notify). `--bot-games`
 Res Publica games of 4 bots play on meanwhile (a bot game queues one `ai` job per move).
 
 1. Turn emails: alice and bob (email notices) play a 2-seat game through the use case; after
@@ -46,7 +46,7 @@ from events.domain.table import Status, Table
 
 RP = "res-publica-2230ad"
 LAYOUTS = {
-    "split": [["ai", "scoring"], ["--with-scheduler", "notify", "scoring"]],
+    "split": [["ai"], ["--with-scheduler", "notify", "scoring"]],
     "single": [["--with-scheduler"]],
 }
 DEADLINE_SECONDS = 3

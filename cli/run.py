@@ -1,5 +1,5 @@
 """`meeple run`: the whole service on one machine: the API under gunicorn, an RQ worker for
-bot turns and scoring, one for notifications with the scheduler, the SMTP listener for email
+bot turns, one for notifications, scoring and the scheduler, the SMTP listener for email
 replies and, unless MEEPLE_REDIS_URL names one, a private Redis (plus a memory-only one for
 rate-limit counters)."""
 
@@ -31,7 +31,7 @@ log = structlog.get_logger("meeple")
               envvar="MEEPLE_SMTPD_PORT",
               help="Where `meeple smtpd` receives replies to turn emails (on --host).")
 def run(host: str, port: int, workers: int | None, smtpd_port: int) -> None:
-    """Run the API, an RQ worker for bots and scoring, one for notifications and deadlines
+    """Run the API, an RQ worker for bots, one for notifications, deadlines and scoring
     (with the scheduler), the SMTP listener for replies to turn emails, and (if needed) a
     private Redis."""
     # Signal handlers first: a Ctrl-C from here on is an orderly stop.
@@ -61,8 +61,10 @@ def run(host: str, port: int, workers: int | None, smtpd_port: int) -> None:
         # Notices and deadlines have a worker of their own, so that a turn email never
         # waits behind bot turns (a bot game queues one job per move). RQ's scheduler queues
         # the due jobs of its worker's queues only: deadlines are on notify, the periodic
-        # passes (reconciler, housekeeping) on scoring, so that worker takes both.
-        supervisor.spawn("worker", meeple_command("worker", "ai", "scoring"), env)
+        # passes (reconciler, housekeeping) on scoring, so that worker takes both; and only
+        # it, so that a killed bot worker never breaks the passes' chain (each schedules
+        # the next, and the scheduler's worker starts the chain again when it starts).
+        supervisor.spawn("worker", meeple_command("worker", "ai"), env)
         supervisor.spawn("notify", meeple_command("worker", "--with-scheduler", "notify",
                                                   "scoring"), env)
         supervisor.spawn("smtpd", meeple_command("smtpd", "--host", host,

@@ -29,7 +29,7 @@ HOW_TO_REPLY = (
     "works too. Quoted text and your signature are ignored. Only a reply from your own "
     "address is played.")
 STOP = ("To stop these emails, send any email to the List-Unsubscribe address of this one, "
-        "or set \"notify\" to \"none\" with PUT /v1/players/me/profile.")
+        "or set \"notify\" to \"none\" with PATCH /v1/players/me.")
 SUBJECT_NEWS_LENGTH = 60
 
 

@@ -238,7 +238,7 @@ class EmailReplies:
         self.profiles.update(player_id, {"notify": "none"})
         result = ReplyResult("stopped", (
             "You will get no more emails from Meeple. To have them again, set \"notify\" "
-            "to \"email\" with PUT /v1/players/me/profile."), token.game_id, token.seat)
+            "to \"email\" with PATCH /v1/players/me."), token.game_id, token.seat)
         log.info("email reply", outcome="stopped", game_id=token.game_id, seat=token.seat)
         if before.notify == "email" and before.email:
             self.mailer.answer(before.email, result, None, answer_id)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from games.asking_for_trobils import describe, rules, view
+from games.asking_for_trobils import describe, evaluate, rules, view
 from games.asking_for_trobils.board import RULES
 from games.asking_for_trobils.scoring import score
 from games.contract import Fact, IllegalMove, Move, ScoreSheet, Seat, State, find_move
@@ -84,6 +84,9 @@ class AskingForTrobils:
 
     def determinize(self, state: State, seat: Seat, rng: Rng) -> State:
         return view.determinize(state, seat, rng)
+
+    def evaluate(self, state: State) -> list[float]:
+        return evaluate.evaluate(state)
 
 
 # Oldest first; a game keeps the rules it was created with (games.registry).

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from games.contract import Fact, IllegalMove, Move, ScoreSheet, Seat, State, find_move
-from games.res_publica import describe, rules, view
+from games.res_publica import describe, evaluate, rules, view
 from games.rng import Rng
 from games.text import Section
 
@@ -75,6 +75,9 @@ class ResPublica:
 
     def determinize(self, state: State, seat: Seat, rng: Rng) -> State:
         return view.determinize(state, seat, rng)
+
+    def evaluate(self, state: State) -> list[float]:
+        return evaluate.evaluate(state)
 
 
 # Oldest first; a game keeps the rules it was created with (games.registry).

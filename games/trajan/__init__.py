@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from games.contract import Fact, IllegalMove, Move, ScoreSheet, Seat, State, find_move
 from games.rng import Rng
 from games.text import Section
-from games.trajan import describe, rules, scoring, view
+from games.trajan import describe, evaluate, rules, scoring, view
 
 if TYPE_CHECKING:
     from marshmallow import Schema
@@ -76,6 +76,9 @@ class Trajan:
 
     def determinize(self, state: State, seat: Seat, rng: Rng) -> State:
         return view.determinize(state, seat, rng)
+
+    def evaluate(self, state: State) -> list[float]:
+        return evaluate.evaluate(state)
 
 
 # Oldest first; a game keeps the rules it was created with (games.registry).

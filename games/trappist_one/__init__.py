@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from games.contract import Fact, IllegalMove, Move, ScoreSheet, Seat, State, find_move
 from games.rng import Rng
-from games.trappist_one import describe, rules, view
+from games.trappist_one import describe, evaluate, rules, view
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -76,6 +76,9 @@ class TrappistOne:
 
     def determinize(self, state: State, seat: Seat, rng: Rng) -> State:
         return view.determinize(state, seat, rng)
+
+    def evaluate(self, state: State) -> list[float]:
+        return evaluate.evaluate(state)
 
 
 # Oldest first; a game keeps the rules it was created with (games.registry).

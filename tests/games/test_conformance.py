@@ -2,11 +2,12 @@
 table is played under the version it was created with) and at every player count, against
 tests/games/conformance.py.
 
-Each check plays whole random games from hypothesis-drawn seeds. MEEPLE_PLAYOUTS (default 2000)
-is the number of random games each game is played to the end in this module, summed over all
-checks, rules versions and player counts; SHARES splits it between the checks
-(the cheap end-to-end playout and replay checks get the largest shares; the ones that work
-hard at a move look at a random one move in EVERY, see conformance.sampled).
+Each check plays whole random games from hypothesis-drawn seeds. MEEPLE_PLAYOUTS (default 1000,
+which keeps CI within its time; `MEEPLE_PLAYOUTS=5000 pytest tests/games/test_conformance.py`
+for a deeper run) is the number of random games each game is played to the end in this
+module, summed over all checks, rules versions and player counts; SHARES splits it between
+the checks (the cheap end-to-end playout and replay checks get the largest shares; the ones
+that work hard at a move look at a random one move in EVERY, see conformance.sampled).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from games.contract import Game
 from games.registry import GAMES, RULES  # fails loudly until every registered game exists
 from tests.games import conformance as conf
 
-PLAYOUTS = int(os.environ.get("MEEPLE_PLAYOUTS", "2000"))
+PLAYOUTS = int(os.environ.get("MEEPLE_PLAYOUTS", "1000"))
 SHARES = {
     "playout": 0.50,
     "replay": 0.20,

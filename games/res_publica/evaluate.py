@@ -1,0 +1,248 @@
+"""A cheap evaluation for the bots' search (issue 17): each seat's expected final standing.
+
+`evaluate(state)` gives one value per seat in [0, 1]: 1 if the seat will surely win, 0 if it
+will surely be last; it is the share of the other seats the seat is expected to finish ahead
+of (a tie counts half). Over, it is exact: it follows the score sheet's ranks.
+
+Before that, each seat's final total is projected from the rules' own scoring (`breakdown`:
+Score cards, Resorts, missions, pairs and grey cards in hand, as if the game ended now) plus
+what its hand and its draws may still become, as the rulebook scores them:
+- a group of identical cards towards a display: five Race cards (Pilots wild) for a Space
+  Station (3), five Technology cards (four with an active University) for a City (the top
+  of the pile when it is ready, the pile's mean otherwise), three Aturians for a Resort (7);
+  each worth its points times the chance of drawing the cards still missing, less the pair
+  points its cards score in hand now;
+- the missions still face down: two Stations (7) and two Cities (5) from the owned ones plus
+  those groups, five different technologies (5), three trades (3).
+Draws are counted per seat: one Race card per own turn while the Race deck lasts, one
+Technology card per active Space Station (at most three cards a turn), so Stations are worth
+their future draws too. The chance of drawing the m cards a group lacks is a Poisson tail
+with the mean number of such cards among the seat's remaining draws (the deck's own mix).
+
+The projected totals become standings under a normal noise model: seat a finishes ahead of
+seat b with probability Phi((a - b) / (s * sqrt 2)), where the spread s grows with the square
+root of the points still to come (`spread`), so the values sharpen as the decks run down.
+SPREAD and the rates below were fitted to random play (the search's playouts).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from math import exp, sqrt
+from typing import Any, NamedTuple
+
+from games.contract import State
+from games.res_publica.board import active_stations, city_size
+from games.res_publica.cards import CARD_IDS, DATA, DECK, DISPLAYS, MISSIONS, with_keyword
+from games.res_publica.displays import CITY_TECHS, MISSION_TECH, STATION_RACES, WILDS
+from games.res_publica.rules import breakdown, score
+from games.standings import at_least, final_standing, standings
+
+# The final totals' uncertainty: SPREAD * sqrt(the mean of the points still to come) points,
+# plus what the end may still change (one standard deviation; fitted to random play).
+SPREAD = 2.5
+SPREAD_FLOOR = 2.0
+# Trades the seat makes on its own turns, per own turn (the "3 trades" mission).
+TRADE_RATE = 0.15
+# Technology cards drawn per turn, at the least, in the estimate of the turns left.
+TECH_RATE = 1.0
+# Own turns ahead over which the groups in hand are completed from the draws (the sets
+# after that are counted per card drawn: CARD_VALUE).
+HORIZON = 4.0
+CARD_VALUE = 0.4
+
+RESORTS = with_keyword("resort")
+RACE_CARDS = [c for c in CARD_IDS if DECK[c] == "race"]
+TECH_CARDS = [c for c in CARD_IDS if DECK[c] == "tech"]
+START_HAND = int(DATA["setup"]["start_hand"])
+STATION_SIZE = int(DISPLAYS["station"]["identical"])
+CITY_SIZE = int(DISPLAYS["city"]["identical"])
+RESORT_SIZE = int(DISPLAYS["resort"]["identical"])
+DRAW_RACE = int(DATA["draw"]["race"])  # Race cards a turn, while the deck lasts
+DRAW_MAX = int(DATA["draw"]["max"])  # cards a turn at most
+TECH_PER_STATION = int(DATA["draw"]["tech_per_station"])
+MISSION_POINTS = {m: int(spec["points"]) for m, spec in MISSIONS.items()}
+
+
+def evaluate(state: State) -> list[float]:
+    if state["phase"] == "over":
+        return final_standing(score(state))
+    now, later = forecast(state)
+    return standings([a + b for a, b in zip(now, later, strict=True)], spread(state, later))
+
+
+def spread(state: State, later: list[float]) -> float:
+    """The final totals' uncertainty (one standard deviation): it grows with the points still
+    to come (those the projection counts, and the Race cards every seat will draw alike), as
+    the variance of a count grows with its mean."""
+    race = 0.0 if state["phase"] == "reveal" else \
+        min(len(state["decks"]["race"]), turns_left(state)) / int(state["players"])
+    volume = sum(later) / len(later) + CARD_VALUE * race * DRAW_RACE
+    return SPREAD * sqrt(max(0.0, volume)) + SPREAD_FLOOR
+
+
+# --- how much of the game is left ------------------------------------------------------------
+
+
+def turns_left(state: State) -> float:
+    """Turns (all seats together) until the Technology deck runs out: each turn draws a
+    Technology card per active Space Station (at most 2 beside the Race card while the Race
+    deck lasts, 3 after), at least TECH_RATE a turn on average (Stations are yet to come)."""
+    race, tech = len(state["decks"]["race"]), len(state["decks"]["tech"])
+    stations = [active_stations(p) for p in state["seats"]]
+    beside = DRAW_MAX - DRAW_RACE
+    with_race = max(sum(min(s, beside) for s in stations) / len(stations), TECH_RATE)
+    alone = max(sum(min(s, DRAW_MAX) for s in stations) / len(stations), TECH_RATE)
+    return min(tech / with_race, race + max(0.0, tech - race * with_race) / alone)
+
+
+@cache
+def _turns_at_start(players: int) -> float:
+    race = sum(int(spec["count"]) for c, spec in DATA["cards"].items() if DECK[c] == "race")
+    tech = sum(int(spec["count"]) for c, spec in DATA["cards"].items() if DECK[c] == "tech")
+    race -= START_HAND * players
+    return min(tech / TECH_RATE, race + max(0.0, tech - race * TECH_RATE) / TECH_RATE)
+
+
+def share_left(state: State) -> float:
+    if state["phase"] in ("reveal", "over"):
+        return 0.0
+    return min(1.0, turns_left(state) / _turns_at_start(int(state["players"])))
+
+
+# --- the projection ---------------------------------------------------------------------------
+
+
+def at_least_two(owned: int, chances: list[float]) -> float:
+    """P(owned + successes >= 2) for independent events with these chances."""
+    if owned >= 2:
+        return 1.0
+    none = 1.0
+    one = 0.0
+    for p in chances:
+        one = one * (1.0 - p) + none * p
+        none *= 1.0 - p
+    return 1.0 - none if owned == 1 else 1.0 - none - one
+
+
+def _mix(cards: list[str], kinds: list[str]) -> dict[str, float]:
+    """Each kind's share of a deck (the chance that a draw is that card)."""
+    if not cards:
+        return {}
+    return {card: cards.count(card) / len(cards) for card in kinds}
+
+
+class Table(NamedTuple):
+    """What every seat's projection shares: the decks' mix, the piles, the turns left."""
+
+    race_mix: dict[str, float]
+    tech_mix: dict[str, float]
+    pilot_share: float  # the chance that a Race draw is a wild card
+    own_turns: float  # each seat's turns still to come
+    race_left: int
+    tech_left: int
+    players: int
+    station_value: float
+    resort_value: float
+    city_ready: float  # the City a display now would gain
+    city_mean: float  # the mean of the Cities left
+    reveal: bool
+
+
+def table(state: State) -> Table:
+    players = int(state["players"])
+    race_deck, tech_deck = state["decks"]["race"], state["decks"]["tech"]
+    race_mix = _mix(race_deck, RACE_CARDS)
+    reveal = state["phase"] == "reveal"
+    piles = state["piles"]
+    city = piles["city"]
+    return Table(
+        race_mix=race_mix, tech_mix=_mix(tech_deck, TECH_CARDS),
+        pilot_share=sum(race_mix.get(w, 0.0) for w in WILDS),
+        own_turns=0.0 if reveal else turns_left(state) / players,
+        race_left=len(race_deck), tech_left=len(tech_deck), players=players,
+        station_value=float(piles["station"][0]) if piles["station"] else 0.0,
+        resort_value=float(piles["resort"][0]) if piles["resort"] else 0.0,
+        city_ready=float(city[0]) if city else 0.0,
+        city_mean=sum(city) / len(city) if city else 0.0,
+        reveal=reveal,
+    )
+
+
+def forecast(state: State) -> tuple[list[float], list[float]]:
+    """Each seat's points now (the rules' `breakdown`) and its expected points to come."""
+    t = table(state)
+    if t.reveal:  # only those not yet done may still display
+        reveal = state["reveal"]
+        displaying = set(reveal["order"][reveal["index"]:])
+    else:
+        displaying = set(range(t.players))
+    now = [float(sum(breakdown(state, seat).values())) for seat in range(t.players)]
+    later = [to_come(t, player) if seat in displaying else 0.0
+             for seat, player in enumerate(state["seats"])]
+    return now, later
+
+
+def projected(state: State) -> list[float]:
+    """Each seat's projected final total."""
+    now, later = forecast(state)
+    return [a + b for a, b in zip(now, later, strict=True)]
+
+
+def to_come(t: Table, player: dict[str, Any]) -> float:
+    """The expected points of the seat's displays and missions to come."""
+    hand: dict[str, int] = player["hand"]
+    missions = player["missions"]
+    soon = min(t.own_turns, HORIZON)
+    cap = DRAW_MAX - (DRAW_RACE if t.race_left else 0)
+    tech_rate = min(active_stations(player) * TECH_PER_STATION, cap)
+    race_draws = min(soon * DRAW_RACE, t.race_left / t.players)
+    tech_draws = min(soon * tech_rate, float(t.tech_left))
+    later = t.own_turns - soon
+    # Beyond the horizon, every card drawn is worth CARD_VALUE; the Race draws are the same for
+    # every seat, so only the Stations' Technology draws make a difference.
+    points = CARD_VALUE * min(later * tech_rate, float(t.tech_left))
+    pilots = sum(hand.get(w, 0) for w in WILDS)
+    best_race = max(STATION_RACES, key=lambda c: hand.get(c, 0))
+    stations: list[float] = []
+    for card in STATION_RACES:  # five identical Race cards, Pilots wild, one real card at least
+        have = hand.get(card, 0)
+        wild = pilots if card == best_race else 0
+        missing = max(STATION_SIZE - have - wild, 1 if have == 0 else 0)
+        chance = at_least(missing, race_draws * (t.race_mix.get(card, 0.0) + t.pilot_share)) \
+            if t.station_value else 0.0  # an empty pile: no more Stations
+        stations.append(chance)
+        points += chance * (t.station_value - min(have, STATION_SIZE) // 2)
+    size = city_size(player, CITY_SIZE)
+    cities: list[float] = []
+    for card in CITY_TECHS:
+        have = hand.get(card, 0)
+        chance = at_least(size - have, tech_draws * t.tech_mix.get(card, 0.0)) \
+            if t.city_ready else 0.0
+        cities.append(chance)
+        value = t.city_ready if have >= size else t.city_mean
+        points += chance * (value - min(have, size) // 2)
+    # Missions flip whenever the qualifier is met, also in the final reveal.
+    if not missions["stations"]:
+        owned = len(player["stations"])
+        points += MISSION_POINTS["stations"] * at_least_two(owned, stations)
+    if not missions["cities"]:
+        owned = len(player["cities"])
+        points += MISSION_POINTS["cities"] * at_least_two(owned, cities)
+    if t.reveal:  # "If any player can display cards to build a Station or a City"
+        return points
+    for card in RESORTS:
+        have = hand.get(card, 0)
+        chance = at_least(RESORT_SIZE - have, race_draws * t.race_mix.get(card, 0.0)) \
+            if t.resort_value else 0.0
+        points += chance * (t.resort_value - min(have, RESORT_SIZE) // 2)
+    if not missions["tech5"]:  # five different technologies: each one missing must be drawn
+        chance = 1.0
+        for card in MISSION_TECH:
+            if not hand.get(card, 0):
+                chance *= 1.0 - exp(-tech_draws * t.tech_mix.get(card, 0.0))
+        points += MISSION_POINTS["tech5"] * chance
+    if not missions["trades"]:
+        missing = int(MISSIONS["trades"]["needs"]) - int(player["trades"])
+        points += MISSION_POINTS["trades"] * at_least(missing, t.own_turns * TRADE_RATE)
+    return points

@@ -1,0 +1,337 @@
+"""games.search.ismcts: SO-ISMCTS and the greedy baseline find known best moves, replay
+exactly, never peek at the true state, and keep to their budget."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pytest
+from marshmallow import Schema
+
+from games.bots import random_move
+from games.contract import Fact, Game, Move, ScoreSheet, Seat, State, fact, find_move
+from games.rng import Rng
+from games.search.ismcts import Budget, choose, greedy, rank_rewards
+from games.text import Section
+from tests.games.toy_game import ToyGame
+
+# -- Duel: one lead, one answer, the higher card wins ------------------------------------------
+
+
+class Duel:
+    """Seat 0 holds 1, 5 and 9 (known to all) and leads one face up; seat 1 holds two secret
+    cards of 2, 3, 4, 6, 7, 8 and answers with one; the higher card wins. Leading 9 always
+    wins, 5 wins only against two low cards, 1 always loses."""
+
+    id = "test-duel"
+    title = "Duel"
+    min_players = 2
+    max_players = 2
+    rules_version = "1"
+    options: type[Schema] = Schema
+
+    def setup(self, players: int, options: dict[str, Any], rng: Rng) -> State:
+        pool = [2, 3, 4, 6, 7, 8]
+        rng.shuffle(pool)
+        return {"phase": "lead", "hands": [[1, 5, 9], sorted(pool[:2])],
+                "unused": sorted(pool[2:]), "played": [None, None]}
+
+    def actors(self, state: State) -> set[Seat]:
+        return {"lead": {0}, "answer": {1}}.get(state["phase"], set())
+
+    def turn(self, state: State, seat: Seat) -> int:
+        return 0
+
+    def legal_moves(self, state: State, seat: Seat) -> list[Move]:
+        if seat not in self.actors(state):
+            return []
+        return [{"id": f"play:{c}", "label": f"Play {c}", "card": c}
+                for c in state["hands"][seat]]
+
+    def play(self, state: State, seat: Seat, move: Move, rng: Rng) -> tuple[State, list[Fact]]:
+        card = find_move(self.legal_moves(state, seat), move)["card"]
+        new = copy.deepcopy(state)
+        new["hands"][seat].remove(card)
+        new["played"][seat] = card
+        new["phase"] = "answer" if seat == 0 else "over"
+        return new, [fact(f"Seat {seat} played {card}", seat=seat, card=card)]
+
+    def view(self, state: State, seat: Seat | None) -> dict[str, Any]:
+        shown = {"phase": state["phase"], "played": state["played"], "lead": state["hands"][0]}
+        if seat == 1:
+            shown["hand"] = state["hands"][1]
+        return copy.deepcopy(shown)
+
+    def describe(self, view: dict[str, Any], seat: Seat | None, names: Sequence[str]
+                 ) -> list[Section]:
+        return []
+
+    def is_over(self, state: State) -> bool:
+        return bool(state["phase"] == "over")
+
+    def score(self, state: State) -> ScoreSheet:
+        lead, answer = state["played"]
+        winner = 0 if lead > answer else 1
+        seats: list[dict[str, Any]] = [
+            {"seat": s, "total": int(s == winner), "breakdown": {}, "rank": 1 if s == winner else 2}
+            for s in (0, 1)]
+        return {"ranking": [winner, 1 - winner], "seats": seats}
+
+    def determinize(self, state: State, seat: Seat, rng: Rng) -> State:
+        if seat == 1:
+            return copy.deepcopy(state)
+        new = copy.deepcopy(state)
+        pool = sorted(new["hands"][1] + new["unused"])
+        rng.shuffle(pool)
+        size = len(new["hands"][1])
+        new["hands"][1], new["unused"] = sorted(pool[:size]), sorted(pool[size:])
+        return new
+
+
+DUEL = Duel()
+
+
+def duel_value(state: State) -> list[float]:
+    """Seat 0's share of seat 1's cards that its lead beats (0 before the lead)."""
+    lead = state["played"][0]
+    hand = state["hands"][1]
+    beaten = 0.0 if lead is None or not hand else sum(c < lead for c in hand) / len(hand)
+    return [beaten, 1.0 - beaten]
+
+
+# -- High Card (tests/games/toy_game.py) -------------------------------------------------------
+
+
+class CanonicalHighCard(ToyGame):
+    """High Card, its determinize a function of the seat's view and the rng alone.
+
+    The toy shuffles the hidden cards in the order the true state holds them, so two states a
+    seat cannot tell apart give different (equally likely) worlds for one rng, and the search
+    on them differs though it never peeks. Here the hidden cards are first put in a canonical
+    order (sorted, dealt back in seat order), then the toy deals them anew."""
+
+    def determinize(self, state: State, seat: Seat, rng: Rng) -> State:
+        return super().determinize(canonical(state, seat), seat, rng)
+
+
+class PeekingHighCard(CanonicalHighCard):
+    """The mutant: its 'determinization' is the true state, so a search over it peeks."""
+
+    def determinize(self, state: State, seat: Seat, rng: Rng) -> State:
+        return copy.deepcopy(state)
+
+
+def canonical(state: State, seat: Seat) -> State:
+    """`state` with what `seat` cannot see (deck, other hands, others' face-down antes)
+    sorted and dealt back in order: one state for each thing the seat may know."""
+    new = copy.deepcopy(state)
+    others = [s for s in range(len(state["hands"])) if s != seat]
+    antes = [s for s in others if state["antes"][s] is not None]
+    pool = sorted(new["deck"] + [c for s in others for c in new["hands"][s]]
+                  + [new["antes"][s] for s in antes])
+    for s in others:
+        size = len(new["hands"][s])
+        new["hands"][s], pool = pool[:size], pool[size:]
+    for s in antes:
+        new["antes"][s], pool = pool[0], pool[1:]
+    new["deck"] = pool
+    return new
+
+
+HIGH_CARD = CanonicalHighCard()
+
+
+def owned_value(state: State) -> list[float]:
+    """Each seat's share of all cards: piles count in full, hands and antes half."""
+    hands, piles, antes = state["hands"], state["piles"], state["antes"]
+    total = sum(map(sum, hands)) + sum(map(sum, piles)) + sum(a or 0 for a in antes)
+    total += sum(state["deck"])
+    return [(sum(piles[s]) + 0.5 * (sum(hands[s]) + (antes[s] or 0))) / total
+            for s in range(len(hands))]
+
+
+def advanced(game: Game, seed: int, moves: int, players: int = 2) -> State:
+    """The High Card state after `moves` random moves from a deal of `seed`."""
+    state = game.setup(players, {}, Rng(b"deal/%d" % seed, 0))
+    picker = Rng(b"moves/%d" % seed, 0)
+    for k in range(moves):
+        seat = picker.choice(sorted(game.actors(state)))
+        state, _ = game.play(state, seat, random_move(game, state, seat, picker),
+                             Rng(b"play/%d" % seed, k))
+    return state
+
+
+def raising(_: State) -> list[float]:
+    raise AssertionError("evaluate was called")
+
+
+def never() -> bool:
+    return False
+
+
+# -- best moves ----------------------------------------------------------------------------------
+
+
+def test_choose_leads_the_winning_card() -> None:
+    state = DUEL.setup(2, {}, Rng(b"duel", 0))
+    move = choose(DUEL, state, 0, Rng(b"search", 0), Budget(iterations=200), duel_value)
+    assert move == {"id": "play:9", "label": "Play 9", "card": 9}
+
+
+def test_greedy_leads_the_winning_card() -> None:
+    state = DUEL.setup(2, {}, Rng(b"duel", 0))
+    assert greedy(DUEL, state, 0, Rng(b"greedy", 0), duel_value)["id"] == "play:9"
+
+
+def test_choose_answers_to_win_when_it_can() -> None:
+    """Seat 1 sees everything: after a lead of 5 it must answer with a card above 5."""
+    state = {"phase": "answer", "hands": [[1, 9], [3, 7]], "unused": [2, 4, 6, 8],
+             "played": [5, None]}
+    move = choose(DUEL, state, 1, Rng(b"search", 1), Budget(iterations=50), duel_value)
+    assert move["id"] == "play:7"
+
+
+def test_rank_rewards_share_ties() -> None:
+    def sheet(ranks: list[int]) -> ScoreSheet:
+        return {"ranking": [], "seats": [{"seat": s, "rank": r} for s, r in enumerate(ranks)]}
+
+    assert rank_rewards(sheet([2, 1])) == [0.0, 1.0]
+    assert rank_rewards(sheet([1, 1])) == [0.5, 0.5]
+    assert rank_rewards(sheet([1, 2, 3])) == [1.0, 0.5, 0.0]
+    assert rank_rewards(sheet([1, 1, 3])) == [0.75, 0.75, 0.0]
+
+
+# -- determinism ---------------------------------------------------------------------------------
+
+
+def test_same_inputs_same_move_and_the_state_untouched() -> None:
+    state = advanced(HIGH_CARD, 3, 2)
+    before = copy.deepcopy(state)
+    seat = min(HIGH_CARD.actors(state))
+    runs = [choose(HIGH_CARD, state, seat, Rng(b"same", 7), Budget(iterations=80), owned_value)
+            for _ in range(2)]
+    assert runs[0] == runs[1]
+    assert greedy(HIGH_CARD, state, seat, Rng(b"same", 7), owned_value) == greedy(
+        HIGH_CARD, state, seat, Rng(b"same", 7), owned_value)
+    assert state == before
+
+
+@pytest.mark.parametrize("moves", [0, 1, 3, 6])
+def test_any_rng_gives_a_legal_move_for_any_actor(moves: int) -> None:
+    """Also for the seats of a simultaneous ante that are not the lowest actor."""
+    state = advanced(HIGH_CARD, moves, moves, players=3)
+    for seat in sorted(HIGH_CARD.actors(state)):
+        legal = HIGH_CARD.legal_moves(state, seat)
+        for n in range(3):
+            rng = Rng(b"any", 10 * seat + n)
+            assert choose(HIGH_CARD, state, seat, rng, Budget(iterations=30), owned_value,
+                          depth=8) in legal
+            assert greedy(HIGH_CARD, state, seat, Rng(b"any", n), owned_value) in legal
+
+
+# -- no peeking ----------------------------------------------------------------------------------
+
+
+def late_twins() -> tuple[State, State]:
+    """Seat 0 holds 5 and 6 and sees 1, 2, 11 and 12 on the piles: drawing is worth more
+    than playing 6 if the deck holds 7 to 10, less if seat 1 does."""
+    high = {"phase": "turns", "turn": 0, "hands": [[5, 6], [3, 4]], "deck": [7, 8, 9, 10],
+            "antes": [None, None], "piles": [[11, 1], [12, 2]]}
+    low = {**copy.deepcopy(high), "hands": [[5, 6], [9, 10]], "deck": [3, 4, 7, 8]}
+    return high, low
+
+
+def twins(game: Game) -> list[tuple[State, State]]:
+    """Pairs of High Card states, seat 0 to act with a choice, that differ only in what seat
+    0 cannot see."""
+    pairs = [late_twins()]
+    for seed in range(4):
+        for moves in (0, 1, 2, 4):
+            state = advanced(game, seed, moves)
+            if 0 not in game.actors(state) or len(game.legal_moves(state, 0)) < 2:
+                continue
+            twin = ToyGame().determinize(state, 0, Rng(b"twin/%d" % seed, moves))
+            if twin != state:
+                pairs.append((state, twin))
+    return pairs
+
+
+Policy = Callable[[Game, State], Move]
+
+
+def search_policy(game: Game, state: State) -> Move:
+    return choose(game, state, 0, Rng(b"peek", 0), Budget(iterations=40), owned_value)
+
+
+def greedy_policy(game: Game, state: State) -> Move:
+    return greedy(game, state, 0, Rng(b"peek", 1), owned_value)
+
+
+def differing(game: Game, policy: Policy) -> int:
+    """On how many twin pairs `policy` tells the twins apart (its move differs)."""
+    pairs = twins(HIGH_CARD)
+    assert len(pairs) >= 8
+    for state, twin in pairs:
+        assert HIGH_CARD.view(state, 0) == HIGH_CARD.view(twin, 0)
+    return sum(policy(game, state) != policy(game, twin) for state, twin in pairs)
+
+
+@pytest.mark.parametrize("policy", [search_policy, greedy_policy], ids=["choose", "greedy"])
+def test_no_peeking(policy: Policy) -> None:
+    assert differing(HIGH_CARD, policy) == 0
+
+
+@pytest.mark.parametrize("policy", [search_policy, greedy_policy], ids=["choose", "greedy"])
+def test_a_peeking_search_is_caught(policy: Policy) -> None:
+    """The check above can fail: over the true states the same policies tell twins apart."""
+    assert differing(PeekingHighCard(), policy) > 0
+
+
+# -- budgets -------------------------------------------------------------------------------------
+
+
+def test_a_single_legal_move_is_played_at_once() -> None:
+    state = {"phase": "lead", "hands": [[9], [2, 3]], "unused": [4, 6, 7, 8],
+             "played": [None, None]}
+    expected = DUEL.legal_moves(state, 0)[0]
+
+    def deadline() -> bool:
+        raise AssertionError("the deadline was asked")
+
+    assert choose(DUEL, state, 0, Rng(b"one", 0), Budget(1000, deadline), raising) == expected
+    assert greedy(DUEL, state, 0, Rng(b"one", 0), raising) == expected
+
+
+class Counter:
+    def __init__(self, limit: int | None = None) -> None:
+        self.limit = limit
+        self.calls = 0
+
+    def evaluate(self, state: State) -> list[float]:
+        self.calls += 1
+        return owned_value(state)
+
+    def deadline(self) -> bool:
+        self.calls += 1
+        return self.limit is not None and self.calls >= self.limit
+
+
+@pytest.mark.parametrize(("iterations", "limit", "expected"),
+                         [(None, 7, 7), (1000, 12, 12), (5, None, 5), (None, 1, 1)])
+def test_the_budget_is_kept(iterations: int | None, limit: int | None, expected: int) -> None:
+    """depth=0: every iteration ends in one evaluate (High Card never ends this shallow)."""
+    state = advanced(HIGH_CARD, 1, 0)
+    clock, counted = Counter(limit), Counter()
+    budget = Budget(iterations, clock.deadline)
+    choose(HIGH_CARD, state, 0, Rng(b"budget", 0), budget, counted.evaluate, depth=0)
+    assert counted.calls == expected
+
+
+def test_a_budget_must_end() -> None:
+    with pytest.raises(ValueError):
+        Budget()
+    with pytest.raises(ValueError):
+        Budget(iterations=0)
+    assert Budget(deadline=never).deadline is never
