@@ -5,7 +5,8 @@ A private Redis (production AOF settings), an SMTP sink (aiosmtpd) standing for 
 mail provider, and the RQ workers as `meeple run` starts them (`--layout split`: `meeple
 worker ai` and `meeple worker --with-scheduler notify scoring`) or as it did before
 (`--layout single`: one `meeple worker --with-scheduler` on ai, scoring and notify). `--bot-games`
-Res Publica games of 4 bots play on meanwhile (a bot game queues one `ai` job per move).
+Res Publica games of 4 bots (`--bot-level`, default ismcts-200ms) play on meanwhile (a bot
+game queues one `ai` job per move).
 
 1. Turn emails: alice and bob (email notices) play a 2-seat game through the use case; after
    each move that makes it the other's turn, the time from the append to the sink receiving
@@ -159,6 +160,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--layout", choices=sorted(LAYOUTS), default="split")
     parser.add_argument("--bot-games", type=int, default=16)
+    parser.add_argument("--bot-level", default="ismcts-200ms",
+                        help="the bot games' level (games.bots); the deadlines' stand-in is "
+                             "greedy, the default")
     parser.add_argument("--turns", type=int, default=30, help="turn emails to time")
     parser.add_argument("--deadlines", type=int, default=5, help="deadlines to time")
     parser.add_argument("--seed", type=int, default=16)
@@ -179,7 +183,8 @@ def main() -> None:
         with workers(args.layout, env):
             host = person(app, "host")
             for _ in range(args.bot_games):
-                app.create_game(host, RP, 4, bots=[0, 1, 2, 3], join=False)
+                app.create_game(host, RP, 4, join=False, bots=[
+                    {"seat": seat, "level": args.bot_level} for seat in range(4)])
             progress(f"{args.bot_games} bot games playing; timing turn emails ...")
             time.sleep(2)
             turns = turn_email_delays(app, sink, args.turns, random.Random(args.seed))
@@ -189,7 +194,8 @@ def main() -> None:
     controller.stop()
     print_machine(info)
     pools = " + ".join(f"worker {' '.join(queues)}" for queues in LAYOUTS[args.layout])
-    print(f"  shape        {args.layout}: {pools}; {args.bot_games} bot games of 4 seats")
+    print(f"  shape        {args.layout}: {pools}; {args.bot_games} bot games of 4 seats, "
+          f"bots {args.bot_level}")
     print(f"  queued at the end: {queued}")
     print()
     print(summary("turn email", turns))

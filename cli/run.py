@@ -30,8 +30,12 @@ log = structlog.get_logger("meeple")
 @click.option("--smtpd-port", default=2525, show_default=True, type=int,
               envvar="MEEPLE_SMTPD_PORT",
               help="Where `meeple smtpd` receives replies to turn emails (on --host).")
-def run(host: str, port: int, workers: int | None, smtpd_port: int) -> None:
-    """Run the API, an RQ worker for bots, one for notifications, deadlines and scoring
+@click.option("--bot-workers", type=click.IntRange(min=1, max=64), default=1,
+              show_default=True, envvar="MEEPLE_BOT_WORKERS",
+              help="RQ workers for bot turns (the ai queue): each plays one bot move at a "
+                   "time, searching for up to its level's budget.")
+def run(host: str, port: int, workers: int | None, smtpd_port: int, bot_workers: int) -> None:
+    """Run the API, RQ workers for bots, one for notifications, deadlines and scoring
     (with the scheduler), the SMTP listener for replies to turn emails, and (if needed) a
     private Redis."""
     # Signal handlers first: a Ctrl-C from here on is an orderly stop.
@@ -64,7 +68,9 @@ def run(host: str, port: int, workers: int | None, smtpd_port: int) -> None:
         # passes (reconciler, housekeeping) on scoring, so that worker takes both; and only
         # it, so that a killed bot worker never breaks the passes' chain (each schedules
         # the next, and the scheduler's worker starts the chain again when it starts).
-        supervisor.spawn("worker", meeple_command("worker", "ai"), env)
+        for number in range(1, bot_workers + 1):
+            name = "worker" if number == 1 else f"worker-{number}"
+            supervisor.spawn(name, meeple_command("worker", "ai"), env)
         supervisor.spawn("notify", meeple_command("worker", "--with-scheduler", "notify",
                                                   "scoring"), env)
         supervisor.spawn("smtpd", meeple_command("smtpd", "--host", host,

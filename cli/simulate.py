@@ -24,7 +24,7 @@ from events.accounts.players import Player, bot_player
 from events.application.meeple import Meeple
 from events.domain.table import Status, Table
 from events.exceptions import MeepleError
-from games.bots import random_move
+from games.bots import LEVEL_RULE, RANDOM, Level, bot_move
 from games.information import ends_batch
 from games.rng import Rng
 
@@ -73,17 +73,18 @@ class Tally:
 
 
 def play_one(app: Meeple, game_type: str, players: int, rng: Rng, batch: int = 1,
-             options: dict[str, Any] | None = None) -> Outcome:
-    """A game of `players` random bots through the use cases, `batch` moves per call."""
+             options: dict[str, Any] | None = None, level: Level = RANDOM) -> Outcome:
+    """A game of `players` bots of `level` through the use cases, `batch` moves per call."""
     table = app.create_game(HOST, game_type, players, options=options or {},
-                            bots=list(range(players)), join=False)
+                            bots=[{"seat": s, "level": level.id} for s in range(players)],
+                            join=False)
     moves = 0
     try:
         while table.status is not Status.ENDED:
             if moves >= MOVE_LIMIT:
                 return Outcome(moves, error=f"{table.id}: no end after {MOVE_LIMIT} moves")
             before = table.version
-            table = play_bot_moves(app, table, rng, batch)
+            table = play_bot_moves(app, table, rng, batch, level)
             moves += table.version - before - (2 if table.status is Status.ENDED else 0)
     except (MeepleError, ValueError) as error:
         return Outcome(moves, error=f"{table.id} at version {table.version}: {error!r}")
@@ -97,8 +98,10 @@ def play_one(app: Meeple, game_type: str, players: int, rng: Rng, batch: int = 1
                    figures=figures)
 
 
-def play_bot_moves(app: Meeple, table: Table, rng: Rng, batch: int) -> Table:
-    """Up to `batch` random moves in one call (all or nothing, as a client may send them).
+def play_bot_moves(app: Meeple, table: Table, rng: Rng, batch: int,
+                   level: Level = RANDOM) -> Table:
+    """Up to `batch` moves of a `level` bot in one call (all or nothing, as a client may send
+    them); the random level's moves are the same as before levels existed (same `rng`).
 
     The bots plan ahead on the rules with the game's seed, which only a server-side tool may
     read; the use case then re-checks and re-plays every move as it would a client's."""
@@ -116,7 +119,7 @@ def play_bot_moves(app: Meeple, table: Table, rng: Rng, batch: int) -> Table:
         # a move for another seat goes alone, with its seat named.
         if planned and seat != actors[0]:
             break
-        move = random_move(game, state, seat, rng)
+        move = bot_move(game, state, seat, rng, level, clock=time.monotonic)
         version += 1
         # A move that shows something new ends a batch (games.information), as for a client.
         # The check costs several plays of the move: skip it when the batch is full anyway.
@@ -128,8 +131,9 @@ def play_bot_moves(app: Meeple, table: Table, rng: Rng, batch: int) -> Table:
         if last:
             break
     seat_named = seats[0] if len(seats) == 1 else None
-    return app.play_moves(bot_player(seats[0]), table.id, planned, table.version,
-                          seat_named).table
+    placed = table.seat_of(seats[0])  # the bot's own player (its id names its level)
+    player = Player(placed.player_id, placed.name) if placed is not None else bot_player(seats[0])
+    return app.play_moves(player, table.id, planned, table.version, seat_named).table
 
 
 # --- one worker process per --jobs --------------------------------------------
@@ -142,14 +146,22 @@ def _start_worker(url: str) -> None:
     _app = Meeple(redis.Redis.from_url(url))
 
 
-Task = tuple[str, int, str, int, int, dict[str, Any]]
+Task = tuple[str, int, str, int, int, dict[str, Any], str]
 
 
 def _play_indexed(task: Task) -> Outcome:
-    game_type, players, seed, index, batch, options = task
+    game_type, players, seed, index, batch, options, level = task
     assert _app is not None
     rng = Rng(seed.encode(), players * 1_000_000 + index)
-    return play_one(_app, game_type, players, rng, batch, options)
+    return play_one(_app, game_type, players, rng, batch, options, Level.parse(level))
+
+
+def parse_level(ctx: click.Context, param: click.Parameter, value: str) -> Level:
+    """`--level`: a bot level (games.bots.Level)."""
+    try:
+        return Level.parse(value)
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from None
 
 
 def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
@@ -178,8 +190,10 @@ def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
               help="Moves per call, as a client may send several at once (all or nothing).")
 @click.option("--option", "option_pairs", multiple=True, metavar="NAME=VALUE",
               help="A table option of the game (repeatable), e.g. --option exodite=true.")
+@click.option("--level", default="random", show_default=True, callback=parse_level,
+              metavar="LEVEL", help=f"The bots' level: {LEVEL_RULE}.")
 def simulate(game_type: str, games: int, players: int | None, seed: str, jobs: int,
-             batch: int, option_pairs: tuple[str, ...]) -> None:
+             batch: int, option_pairs: tuple[str, ...], level: Level) -> None:
     """Play bot-only games through the use cases and report errors, wins and speed.
 
     Uses MEEPLE_REDIS_URL when set; otherwise a throw-away redis-server in a
@@ -203,7 +217,7 @@ def simulate(game_type: str, games: int, players: int | None, seed: str, jobs: i
         pool = stack.enter_context(
             multiprocessing.get_context("fork").Pool(jobs, _start_worker, (url,))
         )
-        tallies = [run_count(pool, game.id, count, games, seed, batch, options)
+        tallies = [run_count(pool, game.id, count, games, seed, batch, options, level)
                    for count in counts]
     report(tallies)
     if any(t.errors for t in tallies):
@@ -211,11 +225,13 @@ def simulate(game_type: str, games: int, players: int | None, seed: str, jobs: i
 
 
 def run_count(pool: multiprocessing.pool.Pool, game_type: str, count: int, games: int,
-              seed: str, batch: int = 1, options: dict[str, Any] | None = None) -> Tally:
+              seed: str, batch: int = 1, options: dict[str, Any] | None = None,
+              level: Level = RANDOM) -> Tally:
     tally = Tally(players=count)
     started = time.perf_counter()
     tasks: Iterator[Task] = (
-        (game_type, count, seed, index, batch, options or {}) for index in range(games)
+        (game_type, count, seed, index, batch, options or {}, level.id)
+        for index in range(games)
     )
     outcomes = pool.imap_unordered(_play_indexed, tasks)
     for outcome in tqdm(outcomes, total=games, desc=f"{count} players", unit="game"):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+from typing import Any
 
 import click
 import redis
@@ -32,6 +33,7 @@ KINDS = (
     ("digests", r"meeple:digest:.*"),
     ("email replies", r"meeple:reply-(used|refused):.*"),
     ("reconciler", r"meeple:reconcile.*"),
+    ("bot move counters", r"meeple:ai:.*"),
     ("rate limits", r"(LIMITS:)?(LIMITER|meeple:ratelimit).*"),
     ("RQ", r"rq:.*"),
 )
@@ -81,3 +83,16 @@ def stats() -> None:
         click.echo(f"{kind:<22}{keys:>10}{size:>14}{size / total:>8.1%}")
     click.echo(f"{'all keys':<22}{sum(k for k, _ in found.values()):>10}{total:>14}")
     click.echo(f"redis used_memory {used} bytes (keys plus the server's own overhead)")
+    _echo_bot_moves(client)
+
+
+def _echo_bot_moves(client: redis.Redis) -> None:
+    """The bots' moves by level, and those over their time budget (workers.jobs)."""
+    moves = _counts(client.hgetall("meeple:ai:moves"))
+    over = _counts(client.hgetall("meeple:ai:over_budget"))
+    for level, count in sorted(moves.items()):
+        click.echo(f"bot {level}: {count} moves, {over.get(level, 0)} over budget by > 20 %")
+
+
+def _counts(raw: Any) -> dict[str, int]:
+    return {key.decode(): int(value) for key, value in raw.items()}

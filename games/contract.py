@@ -88,7 +88,17 @@ class Game(Protocol):
 
     def score(self, state: State) -> ScoreSheet: ...
 
-    def determinize(self, state: State, seat: Seat, rng: Rng) -> State: ...
+    def determinize(self, state: State, seat: Seat, rng: Rng) -> State:
+        """A full state `seat` cannot tell from `state` (same view, same log for it), its
+        hidden parts dealt anew by `rng` from what the seat knows alone: two states the seat
+        cannot tell apart give the same result for the same rng (the bots' search relies
+        on it: tests/games/test_no_peek.py)."""
+        ...
+
+    def evaluate(self, state: State) -> list[float]:
+        """Each seat's expected final standing in [0, 1] (1: sure to win), estimated from
+        the board; the bots' search scores its cut-off playouts with it (games.standings)."""
+        ...
 
 
 def find_move(legal: list[Move], move: Move) -> Move:

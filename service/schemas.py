@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import unicodedata
+from typing import Any
 
 from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validate
 
@@ -180,6 +181,9 @@ class LeaderboardRow(Strict):
     rank = fields.Integer(required=True)
     player_id = fields.String(required=True)
     rating = fields.Float(required=True, metadata={"description": "mu - 3 sigma (openskill)"})
+    bot = fields.Boolean(required=True, metadata={
+        "description": "A bot: each level is rated as one player (player_id bot:<level>)"})
+    level = fields.String(allow_none=True, metadata={"description": "A bot's level"})
 
 
 class LeaderboardOut(Strict):
@@ -198,6 +202,34 @@ SEED_DESCRIPTION = (
     " need no trust in that.")
 
 
+BOT_LEVEL_DESCRIPTION = (
+    "How the bot plays: 'random' (a random legal move), 'greedy' (the move that looks best one"
+    " move ahead) or 'ismcts' (a search over what the seat may know: 'ismcts-<10 to 5000>ms'"
+    " thinks that long a move, 'ismcts-<1 to 20000>it' that many iterations, the same move on"
+    " any server; 'ismcts' alone is 'ismcts-200ms')")
+BOT_LEVEL = r"^(random|greedy|ismcts(-[0-9]{1,6}(ms|it))?)$"
+
+
+class BotSeatIn(Strict):
+    seat = fields.Integer(required=True, validate=validate.Range(min=0, max=9))
+    level = fields.String(load_default="random", validate=validate.Regexp(BOT_LEVEL),
+                          metadata={"description": BOT_LEVEL_DESCRIPTION})
+
+
+class BotSeat(fields.Field):
+    """A bot seat at creation: a seat number (a random bot, as before levels existed) or
+    {"seat", "level"}."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        if isinstance(value, int) and not isinstance(value, bool):
+            if not 0 <= value <= 9:
+                raise ValidationError("a seat is 0 to 9")
+            return value
+        if isinstance(value, dict):
+            return BotSeatIn().load(value)
+        raise ValidationError('a seat number, or {"seat": number, "level": text}')
+
+
 class GameCreate(Strict):
     type = fields.String(
         required=True,
@@ -207,10 +239,17 @@ class GameCreate(Strict):
     seats = fields.Integer(required=True, validate=validate.Range(min=1, max=10))
     options = fields.Dict(load_default=dict)
     bots = fields.List(
-        fields.Integer(validate=validate.Range(min=0, max=9)),
+        BotSeat(metadata={"openapi": {"oneOf": [
+            {"type": "integer", "minimum": 0, "maximum": 9, "description": "A random bot's seat"},
+            {"type": "object", "required": ["seat"], "additionalProperties": False,
+             "properties": {
+                 "seat": {"type": "integer", "minimum": 0, "maximum": 9},
+                 "level": {"type": "string", "pattern": BOT_LEVEL, "default": "random",
+                           "description": BOT_LEVEL_DESCRIPTION}}}]}}),
         load_default=list,
         validate=validate.Length(max=10),
-        metadata={"description": "Seats played by the random bot"},
+        metadata={"description": "The seats bots play: a seat number (a random bot) or "
+                                 '{"seat": 2, "level": "greedy"}'},
     )
     join = fields.Boolean(load_default=True, metadata={"description": "Take the first free seat"})
     deadline = fields.Nested(
@@ -243,11 +282,17 @@ class DeadlineIn(Strict):
         metadata={"description": "When it runs out: 'bot' plays the turn for the seat, "
                   "'resign' resigns the seat (the bot plays it on, and it ranks last)"},
     )
+    bot = fields.String(
+        load_default="greedy", validate=validate.Regexp(BOT_LEVEL),
+        metadata={"description": "The level of the bot that plays a timed-out turn or a "
+                  "resigned seat. " + BOT_LEVEL_DESCRIPTION})
 
 
 class DeadlineOut(Strict):
     seconds = fields.Integer(required=True, metadata={"description": "Time per move"})
     on_expiry = fields.String(required=True, validate=validate.OneOf(ON_EXPIRY))
+    bot = fields.String(metadata={"description": "The stand-in bot's level (tables made "
+                                                 "before bots had levels: none, random)"})
 
 
 class TurnDeadlineOut(Strict):
@@ -262,6 +307,8 @@ class SeatOut(Strict):
     player_id = fields.String(required=True)
     name = fields.String(required=True)
     bot = fields.Boolean(required=True)
+    level = fields.String(allow_none=True, metadata={
+        "description": "A bot's level (random, greedy, ismcts-…); null for a person"})
 
 
 class GameSummaryOut(Strict):

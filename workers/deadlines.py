@@ -1,22 +1,25 @@
 """Deadline jobs on the `notify` queue, run at their time by RQ's scheduler
-(events.application.dispatch schedules them). Both re-read the game: a turn that is over
-makes them do nothing."""
+(events.application.dispatch schedules them), and a thinking stand-in bot's turn on `ai`.
+All re-read the game: a turn that is over makes them do nothing."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
 import structlog
-from rq import Queue
+from rq import Queue, get_current_job
 
+from events.application.meeple import Meeple
 from events.domain.deadlines import due
-from events.exceptions import DeadlineNotDue, StaleDeadline
+from events.domain.table import Table
+from events.exceptions import DeadlineNotDue, StaleDeadline, VersionConflict
 from workers.jobs import _app
 from workers.notify import notify_player
 
 log = structlog.get_logger()
 
 EXPIRE = "workers.deadlines.expire"
+EXPIRE_BY_BOT = "workers.deadlines.expire_by_bot"
 # A job that ran early (two hosts' clocks disagree) looks again this much after the due time.
 EARLY_RETRY = timedelta(seconds=2)
 
@@ -33,21 +36,55 @@ def remind(game_id: str, seat: int, started: int) -> str:
 
 
 def expire(game_id: str, seat: int, started: int) -> str:
-    """Time out the turn started at version `started` if it is still running and due. A lost
-    race with a move raises (VersionConflict): RQ retries the job, which then finds out."""
+    """Time out the turn started at version `started` if it is still running and due. A
+    stand-in bot that thinks (greedy, ismcts) plays the turn on the `ai` queue, so that the
+    notices behind this job never wait for its search; it goes first there."""
+    app = _app()
+    table = app.load(game_id)
+    clock = table.clock_of(seat)
+    if clock is None or clock.version != started or table.deadline is None:
+        return "stale"
+    if app.clock() < due(clock, table.deadline):
+        return _again_at_its_time(app, table, seat, started)
+    if table.deadline["on_expiry"] == "bot" and table.stand_in_level().kind != "random":
+        # At the front: a timed-out turn waits for the bot moves being played, not for the
+        # whole queue of bot games.
+        Queue("ai", connection=app.redis).enqueue(
+            EXPIRE_BY_BOT, game_id, seat, started, job_id=f"expire-{game_id}-{seat}-{started}-ai",
+            result_ttl=3600, failure_ttl=86400, at_front=True)
+        return "to the ai queue"
+    return expire_by_bot(game_id, seat, started)
+
+
+def expire_by_bot(game_id: str, seat: int, started: int) -> str:
+    """`expire`'s work: TurnTimedOut and the stand-in's moves, or the resignation. A lost
+    race with a move raises (VersionConflict): RQ retries the job on `notify`, which then
+    finds out; on `ai` (no retries there) `expire` is queued again."""
     app = _app()
     try:
         app.expire_turn(game_id, seat, started)
     except StaleDeadline:
         return "stale"
     except DeadlineNotDue:
-        table = app.load(game_id)
-        clock = table.clock_of(seat)
-        assert clock is not None and table.deadline is not None
-        when = due(clock, table.deadline) + EARLY_RETRY
-        Queue("notify", connection=app.redis).enqueue_at(
-            when, EXPIRE, game_id, seat, started, job_id=f"expire-{game_id}-{seat}-{started}-again",
+        return _again_at_its_time(app, app.load(game_id), seat, started)
+    except VersionConflict:
+        job = get_current_job()
+        if job is None or job.origin != "ai":
+            raise
+        Queue("notify", connection=app.redis).enqueue(
+            EXPIRE, game_id, seat, started, job_id=f"expire-{game_id}-{seat}-{started}-retry",
             result_ttl=3600, failure_ttl=86400)
-        return "early"
+        return "again"
     log.info("turn timed out", game_id=game_id, seat=seat, started=started)
     return "expired"
+
+
+def _again_at_its_time(app: Meeple, table: Table, seat: int, started: int) -> str:
+    """A job that ran early (another host's clock) is scheduled again for the due time."""
+    clock = table.clock_of(seat)
+    assert clock is not None and table.deadline is not None
+    when = due(clock, table.deadline) + EARLY_RETRY
+    Queue("notify", connection=app.redis).enqueue_at(
+        when, EXPIRE, table.id, seat, started, job_id=f"expire-{table.id}-{seat}-{started}-again",
+        result_ttl=3600, failure_ttl=86400)
+    return "early"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 
 import structlog
 
@@ -13,9 +14,11 @@ from events.domain.envelope import NewEvent
 from events.domain.table import Status
 from events.exceptions import GameOver, IllegalMoveError, NotYourTurn, VersionConflict
 from events.readmodels.ratings import Ratings
-from games.bots import bot_rng, random_move
+from games.bots import Level, bot_move, bot_rng
 
 log = structlog.get_logger()
+
+OVER_BUDGET = 1.2  # a move that takes longer than 120 % of its budget is logged and counted
 
 
 def _app() -> Meeple:
@@ -26,25 +29,44 @@ def _app() -> Meeple:
 
 
 def play_bot_turn(game_id: str, version: int, seat: int) -> str:
-    """Play one random legal move for a bot seat, if the game is still at `version`."""
+    """Play one move for a bot seat at its level, if the game is still at `version`."""
     app = _app()
     table = app.load(game_id)
-    if table.version != version or seat not in table.actors() or not table.bot_played(seat):
+    level = table.bot_level(seat)
+    if table.version != version or seat not in table.actors() or level is None:
         return "stale"
     assert table.state is not None
     seed = app.store.get_seed(game_id) or b""
-    move = random_move(table.game, table.state, seat, bot_rng(seed, version, seat))
+    started = time.monotonic()
+    move = bot_move(table.game, table.state, seat, bot_rng(seed, version, seat), level,
+                    time.monotonic)
+    _count_thinking(app, game_id, seat, level, time.monotonic() - started)
     try:
         if seat in table.resigned:  # its player resigned: the system plays it
             app.play_for_seat(game_id, seat, [{"id": move["id"]}], version)
         else:
-            app.play_moves(bot_player(seat), game_id, [{"id": move["id"]}], version, seat)
+            app.play_moves(bot_player(seat, level.id), game_id, [{"id": move["id"]}], version,
+                           seat)
     except (VersionConflict, NotYourTurn, GameOver):
         return "stale"  # someone else moved first; the dispatcher queued the next job
     except IllegalMoveError:
         log.error("bot move rejected", game_id=game_id, version=version, seat=seat)
         raise
     return "played"
+
+
+def _count_thinking(app: Meeple, game_id: str, seat: int, level: Level, seconds: float) -> None:
+    """Count the bot's moves, and log and count those that missed their time budget by more
+    than OVER_BUDGET (`meeple stats` shows both)."""
+    over = level.ms is not None and seconds * 1000 > level.ms * OVER_BUDGET
+    pipe = app.redis.pipeline()
+    pipe.hincrby(f"{app.prefix}:ai:moves", level.id, 1)
+    if over:
+        pipe.hincrby(f"{app.prefix}:ai:over_budget", level.id, 1)
+    pipe.execute()
+    if over:
+        log.warning("bot move over budget", game_id=game_id, seat=seat, level=level.id,
+                    ms=round(seconds * 1000))
 
 
 def score_game(game_id: str) -> str:

@@ -17,7 +17,7 @@ import os
 import secrets
 import time
 import unicodedata
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -58,6 +58,7 @@ from events.exceptions import (
 )
 from events.readmodels.lobby import Lobby, summary
 from events.store.event_store import EventStore
+from games.bots import GREEDY, RANDOM, Level
 from games.contract import Game, Move
 from games.registry import GAMES, UnknownGame, get_game
 
@@ -139,7 +140,7 @@ class Meeple:
         game_type: str,
         seats: int,
         options: dict[str, Any] | None = None,
-        bots: list[int] | None = None,
+        bots: Sequence[int | dict[str, Any]] | None = None,
         join: bool = True,
         idempotency_key: str | None = None,
         deadline: dict[str, Any] | None = None,
@@ -150,16 +151,17 @@ class Meeple:
         retried request finds the game the first one made instead of making another.
         `deadline`: {"hours", "on_expiry"} (events.domain.deadlines), or None for no time limit.
         `seat_seed`: the creator's contribution to the randomness (made here if None).
-        `public`: anyone may watch it (a private table shows itself to its seats only)."""
+        `public`: anyone may watch it (a private table shows itself to its seats only).
+        `bots`: the seats bots play, each a seat number (a random bot) or {"seat", "level"}
+        (games.bots)."""
         game = self.game_type(game_type)
         clean_options = self._validate_options(game, options or {})
         rule = self._deadline_rule(deadline)
-        bot_seats = sorted(set(bots or []))
-        if any(not 0 <= s < seats for s in bot_seats):
-            raise InvalidOptions(f"bot seats must be between 0 and {seats - 1}")
-        if join and len(bot_seats) >= seats:
+        levels = _bot_levels(bots or [], seats)
+        if join and len(levels) >= seats:
             raise InvalidOptions("every seat is a bot: pass join=false to watch a bot-only game")
-        request = {"type": game.id, "seats": seats, "options": clean_options, "bots": bot_seats,
+        request = {"type": game.id, "seats": seats, "options": clean_options,
+                   "bots": {s: level.id for s, level in levels.items()},
                    "deadline": rule, "public": public}
         if idempotency_key is None:
             game_id = secrets.token_hex(8)
@@ -168,8 +170,8 @@ class Meeple:
             if self.store.exists(game_id):
                 return self._same_creation(game_id, request)
         joins: list[tuple[Player, int | None, bool, str]] = [
-            (bot_player(s), s, True, new_seat_seed()) for s in bot_seats]
-        self._check_open_quota(player, seats, len(bot_seats) + int(join))
+            (bot_player(s, level.id), s, True, new_seat_seed()) for s, level in levels.items()]
+        self._check_open_quota(player, seats, len(levels) + int(join))
         if join:
             joins.append((player, None, False, seat_seed or new_seat_seed()))
         seed = self._new_seed()
@@ -234,7 +236,9 @@ class Meeple:
         created = self.store.read(game_id, 1, self.store.batch_end(game_id, 1))
         table = self._replay(game_id, created)
         made = {"type": table.type, "seats": table.seat_count, "options": table.options,
-                "bots": [s.seat for s in table.seats if s.bot], "deadline": table.deadline,
+                "bots": {s.seat: level.id for s in table.seats
+                         if (level := table.bot_level(s.seat)) is not None},
+                "deadline": table.deadline,
                 "public": table.public}
         if made != request:
             raise IdempotencyKeyReused("this Idempotency-Key already created a different game")
@@ -341,7 +345,7 @@ class Meeple:
         seed = self._seed(game_id)
         for attempt in range(_RETRIES):
             table = self.load(game_id)
-            decision = decide_timeout(table, seat, started, seed, self.clock())
+            decision = decide_timeout(table, seat, started, seed, self.clock(), time.monotonic)
             try:
                 return self._append_decision(table, decision, seed)
             except VersionConflict:
@@ -425,7 +429,8 @@ class Meeple:
         minimum = self.min_move_seconds
         try:
             return deadline_rule(deadline["hours"], deadline["on_expiry"],
-                                 min_move_seconds() if minimum is None else minimum)
+                                 min_move_seconds() if minimum is None else minimum,
+                                 deadline.get("bot", GREEDY.id))
         except (KeyError, TypeError, ValueError) as err:
             raise InvalidOptions(f"invalid deadline: {err}") from None
 
@@ -684,6 +689,24 @@ def message_problem(clean: str) -> str | None:
 def new_seat_seed() -> str:
     """A seat's contribution to the randomness when its client sends none (SEAT_SEED)."""
     return secrets.token_urlsafe(24)
+
+
+def _bot_levels(bots: Sequence[int | dict[str, Any]], seats: int) -> dict[int, Level]:
+    """Each bot seat's level, by seat: a bare seat number is a random bot (as before levels
+    existed). InvalidOptions for a seat out of range, named twice, or an unknown level."""
+    levels: dict[int, Level] = {}
+    for entry in bots:
+        seat, text = (entry, RANDOM.id) if isinstance(entry, int) else (
+            entry.get("seat"), entry.get("level", RANDOM.id))
+        if type(seat) is not int or not 0 <= seat < seats:
+            raise InvalidOptions(f"bot seats must be between 0 and {seats - 1}")
+        try:
+            level = Level.parse(text)
+        except ValueError as err:
+            raise InvalidOptions(str(err)) from None
+        if levels.setdefault(seat, level) != level:
+            raise InvalidOptions(f"seat {seat} is given two bot levels")
+    return dict(sorted(levels.items()))
 
 
 def _creation(game: Game, game_id: str, seats: int, options: dict[str, Any],

@@ -1,10 +1,12 @@
 """Deadlines (issue 5.5): pure rules shared by the Table, the dispatcher and the verifier.
 
 A table may give each move a time limit (`DeadlineRule`, stored in GameCreated as
-{"seconds", "on_expiry"}). Each person who must act has a turn clock: the version and time
-at which they became an actor. When the clock runs out, TurnTimedOut is appended and then
+{"seconds", "on_expiry", "bot"}). Each person who must act has a turn clock: the version and
+time at which they became an actor. When the clock runs out, TurnTimedOut is appended and then
 the table's consequence: a bot plays the seat's turn ("bot"), or the seat resigns
 ("resign": PlayerResigned, after which the bot plays that seat to the end and it ranks last).
+"bot" is that stand-in bot's level (games.bots; the default greedy); rules stored before
+levels existed have none, and their stand-in plays random moves, as it always did.
 
 No Table import here: events.records.verify re-checks records with these same functions.
 """
@@ -16,6 +18,8 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
+
+from games.bots import Level
 
 ON_EXPIRY = ("bot", "resign")
 MAX_MOVE_SECONDS = 14 * 24 * 3600
@@ -40,22 +44,32 @@ def min_move_seconds() -> int:
     return int(raw) if raw else DEFAULT_MIN_MOVE_SECONDS
 
 
-def deadline_rule(hours: float, on_expiry: str, minimum: int) -> dict[str, Any]:
+def deadline_rule(hours: float, on_expiry: str, minimum: int, bot: str = "greedy"
+                  ) -> dict[str, Any]:
     """GameCreated's "deadline" from a request; ValueError says what is wrong with it."""
+    level = Level.parse(bot)
     if on_expiry not in ON_EXPIRY:
         raise ValueError(f"on_expiry is one of {', '.join(ON_EXPIRY)}, not {on_expiry!r}")
     seconds = round(hours * 3600)  # fractional hours are fine; whole seconds are stored
     if not minimum <= seconds <= MAX_MOVE_SECONDS:
         raise ValueError(f"the time per move is {minimum / 3600:g} to {MAX_MOVE_SECONDS // 3600} "
                          f"hours, not {hours:g}")
-    return {"seconds": seconds, "on_expiry": on_expiry}
+    return {"seconds": seconds, "on_expiry": on_expiry, "bot": level.id}
 
 
 def is_rule(value: Any) -> bool:
-    """The shape of a stored rule (for the verifier)."""
-    return (isinstance(value, dict) and set(value) == {"seconds", "on_expiry"}
+    """The shape of a stored rule (for the verifier); "bot" is optional (older rules)."""
+    return (isinstance(value, dict) and set(value) - {"bot"} == {"seconds", "on_expiry"}
             and type(value["seconds"]) is int and value["seconds"] > 0
-            and value["on_expiry"] in ON_EXPIRY)
+            and value["on_expiry"] in ON_EXPIRY
+            and ("bot" not in value or _is_level_id(value["bot"])))
+
+
+def _is_level_id(value: Any) -> bool:
+    try:
+        return isinstance(value, str) and Level.parse(value).id == value
+    except ValueError:
+        return False
 
 
 def parse_time(iso: str) -> datetime:

@@ -38,7 +38,7 @@ from events.exceptions import (
     SeatTaken,
     StaleDeadline,
 )
-from games.bots import bot_rng, random_move
+from games.bots import GREEDY, RANDOM, Clock, Level, bot_move, bot_rng, level_of_player
 from games.contract import Game, IllegalMove, Move, State, find_move
 from games.information import ends_batch
 from games.registry import RULES, UnknownRulesVersion, get_game
@@ -141,6 +141,22 @@ class Table:
         """A bot's seat, or one whose player resigned: the `ai` queue plays it."""
         placed = self.seat_of(seat)
         return seat in self.resigned or (placed is not None and placed.bot)
+
+    def bot_level(self, seat: int) -> Level | None:
+        """The level of the bot that plays `seat`: a bot's own (its player id), or the
+        table's stand-in level for a resigned seat; None for a seat its player plays."""
+        if seat in self.resigned:
+            return self.stand_in_level()
+        placed = self.seat_of(seat)
+        return level_of_player(placed.player_id) if placed is not None and placed.bot else None
+
+    def stand_in_level(self) -> Level:
+        """The level of the bot that takes a timed-out turn or a resigned seat: the deadline
+        rule's "bot" (default greedy); random at tables whose rule predates levels."""
+        if self.deadline is None:
+            return GREEDY
+        chosen = self.deadline.get("bot")
+        return RANDOM if chosen is None else Level.parse(chosen)
 
     def human_actors(self) -> list[int]:
         """The seats that must act now and are played by people."""
@@ -394,9 +410,11 @@ def _decide_plays(table: Table, mine: list[int], seat: int | None, moves: list[M
 TIMEOUT_MOVE_CAP = 500
 
 
-def decide_timeout(table: Table, seat: int, started: int, seed: bytes, now: datetime) -> Decision:
+def decide_timeout(table: Table, seat: int, started: int, seed: bytes, now: datetime,
+                   timer: Clock | None = None) -> Decision:
     """TurnTimedOut for `seat`, whose turn started at version `started`, and the table's
-    consequence. StaleDeadline if that turn is over; DeadlineNotDue before its time."""
+    consequence. StaleDeadline if that turn is over; DeadlineNotDue before its time.
+    `timer`: for a stand-in bot with a time budget (read only to stop its search)."""
     clock = table.clock_of(seat)
     if table.deadline is None or table.status is not Status.ACTIVE or clock is None \
             or clock.version != started:
@@ -408,12 +426,13 @@ def decide_timeout(table: Table, seat: int, started: int, seed: bytes, now: date
     if table.deadline["on_expiry"] == "resign":
         resigned = decide_resign(after, seat, "system")
         return Decision([timed_out, *resigned.events], resigned.table)
-    played = decide_bot_turn(after, seat, seed)
+    played = decide_bot_turn(after, seat, seed, table.stand_in_level(), timer)
     return Decision([timed_out, *played.events], played.table)
 
 
-def decide_bot_turn(table: Table, seat: int, seed: bytes, by: str = "system") -> Decision:
-    """The random bot's moves for `seat` until this turn of its is over: it no longer has to
+def decide_bot_turn(table: Table, seat: int, seed: bytes, level: Level,
+                    timer: Clock | None = None, by: str = "system") -> Decision:
+    """A `level` bot's moves for `seat` until this turn of its is over: it no longer has to
     act, its next turn began (the game's `turn`), or the game ended."""
     events: list[NewEvent] = []
     turn = table.turns().get(seat)
@@ -422,7 +441,8 @@ def decide_bot_turn(table: Table, seat: int, seed: bytes, by: str = "system") ->
         if table.status is not Status.ACTIVE or seat not in turns or turns[seat] != turn:
             break
         assert table.state is not None
-        move = random_move(table.game, table.state, seat, bot_rng(seed, table.version, seat))
+        move = bot_move(table.game, table.state, seat, bot_rng(seed, table.version, seat),
+                        level, timer)
         decision = decide_moves_for(table, seat, [{"id": move["id"]}], seed, by)
         events += decision.events
         table = decision.table

@@ -233,6 +233,7 @@ def summary(table: Table) -> dict[str, Any]:
         "seat_count": table.seat_count,
         "seats": [
             {"seat": s.seat, "player_id": s.player_id, "name": s.name, "bot": s.bot,
+             "level": None if (level := table.bot_level(s.seat)) is None else level.id,
              "resigned": s.seat in table.resigned}
             for s in table.seats
         ],

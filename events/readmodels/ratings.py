@@ -13,6 +13,7 @@ import redis
 from openskill.models import PlackettLuce
 
 from events.domain.table import Table
+from games.bots import level_of_player
 
 _MODEL = PlackettLuce()
 
@@ -42,18 +43,24 @@ class Ratings:
         return float(mu), float(sigma)
 
     def compute(self, table: Table) -> list[dict[str, Any]]:
-        """New ratings for the human players of a finished table; [] when it is not rated.
+        """New ratings for the players of a finished table; [] when it is not rated.
 
-        Bots and hot-seat games (one player on several seats) are not rated.
+        Each bot level is rated as one player (its player id, "bot:greedy"), so the
+        leaderboard lists bots by level; a level on several seats of one table is left out
+        of that table's rating. Hot-seat games (one person on several seats) are not rated.
         """
         assert table.result is not None
-        humans = [s for s in table.seats if not s.bot]
-        if len(humans) < 2 or len({s.player_id for s in humans}) != len(humans):
+        people = [s.player_id for s in table.seats if not s.bot]
+        if len(set(people)) != len(people):
+            return []
+        ids = [s.player_id for s in table.seats]
+        rated = [s for s in table.seats if ids.count(s.player_id) == 1]
+        if len(rated) < 2:
             return []
         rank_of = {row["seat"]: row["rank"] for row in table.result["seats"]}
-        before = [self.current(table.type, s.player_id) for s in humans]
+        before = [self.current(table.type, s.player_id) for s in rated]
         teams = [[_MODEL.rating(mu=mu, sigma=sigma)] for mu, sigma in before]
-        after = _MODEL.rate(teams, ranks=[rank_of[s.seat] for s in humans])
+        after = _MODEL.rate(teams, ranks=[rank_of[s.seat] for s in rated])
         return [
             {
                 "seat": s.seat,
@@ -61,7 +68,7 @@ class Ratings:
                 "before": {"mu": b[0], "sigma": b[1]},
                 "after": {"mu": a[0].mu, "sigma": a[0].sigma},
             }
-            for s, b, a in zip(humans, before, after, strict=True)
+            for s, b, a in zip(rated, before, after, strict=True)
         ]
 
     def apply(self, game_type: str, ratings: list[dict[str, Any]]) -> None:
@@ -76,7 +83,10 @@ class Ratings:
         rows: list[tuple[bytes, float]] = self._redis.zrevrange(  # type: ignore[assignment]
             self._board(game_type), 0, limit - 1, withscores=True
         )
-        return [
-            {"rank": i + 1, "player_id": pid.decode(), "rating": round(float(score), 3)}
-            for i, (pid, score) in enumerate(rows)
-        ]
+        return [_row(i + 1, pid.decode(), float(score)) for i, (pid, score) in enumerate(rows)]
+
+
+def _row(rank: int, player_id: str, rating: float) -> dict[str, Any]:
+    level = level_of_player(player_id)
+    return {"rank": rank, "player_id": player_id, "rating": round(rating, 3),
+            "bot": level is not None, "level": None if level is None else level.id}

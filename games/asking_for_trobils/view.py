@@ -164,6 +164,10 @@ def determinize(state: State, seat: int, rng: Rng) -> State:
     the deck keeps its size, its number of Cities and its structure: the Cities are only
     among its bottom 2 x (players + 1) cards, above them are Trobils only.
 
+    Each pool of unseen cards is put in a canonical (sorted) order before it is shuffled, so
+    the result depends on what the seat knows and on `rng` alone, never on the order the
+    true state holds the hidden cards in.
+
     Copy-on-write: the result has new decks, box and the others' areas; it shares everything
     else with `state` (which it leaves alone)."""
     if state["phase"] == "over":
@@ -178,7 +182,9 @@ def determinize(state: State, seat: int, rng: Rng) -> State:
 
 
 def _shuffled(cards: list[str], rng: Rng) -> list[str]:
-    pool = list(cards)
+    """The cards in a new random order: shuffled from a canonical one (their order in the
+    true state is hidden)."""
+    pool = sorted(cards)
     rng.shuffle(pool)
     return pool
 
@@ -189,7 +195,8 @@ def _redeal_trobils_and_cities(state: State, new: State, seat: int, rng: Rng) ->
     trobils = [c for c in deck if not is_city(c)]
     for s in others:
         trobils += state["seats"][s]["flipped"]
-    cities = [c for c in deck + state["box"] if is_city(c)]
+    trobils.sort()  # canonical: which Trobil is where is what is hidden
+    cities = sorted(c for c in deck + state["box"] if is_city(c))
     rng.shuffle(trobils)
     rng.shuffle(cities)
     in_deck = sum(1 for c in deck if is_city(c))

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from games.json_data import clone
 from games.res_publica import trade
 from games.res_publica.board import State, copy_player, who
-from games.res_publica.cards import DATA, DECK, Hand, add, remove, size
+from games.res_publica.cards import CARD_IDS, DATA, DECK, Hand, add, remove, size
 from games.res_publica.rules import actors, score
 from games.rng import Rng
 
@@ -106,28 +107,6 @@ def prompt(state: State, seat: int | None) -> str:
 # --- determinize -----------------------------------------------------------------------------
 
 
-def _committed(state: State, s: int, rng: Rng) -> Hand:
-    """Cards seat `s` is publicly known to hold: the side it has promised to give in the
-    current trade. Offered and tendered cards are all held; for an "or" side of a request
-    the giver holds at least one option: one it can honour is kept, chosen at random."""
-    t = state["trade"]
-    if t is None or state["phase"] == "propose":
-        return {}
-    side = None
-    if t["mode"] == "offer":
-        side = t["proposal"] if s == t["by"] else t["answers"].get(str(s))
-    elif s != t["by"] and t["answers"].get(str(s)) is not None:
-        side = t["proposal"]
-    elif s == t["by"] and t["partner"] is not None:
-        side = t["answers"][str(t["partner"])]
-    if side is None:
-        return {}
-    items = side["items"]
-    if side["join"] == "or" and t["mode"] == "request":  # the giver needs one option only
-        items = [rng.choice(trade.options(state["seats"][s]["hand"], side))]
-    return {it["card"]: it["n"] for it in items}
-
-
 def determinize(state: State, seat: int, rng: Rng) -> State:
     """Resample what `seat` cannot see: the decks and (before the reveal) the others' hands.
 
@@ -135,52 +114,126 @@ def determinize(state: State, seat: int, rng: Rng) -> State:
     publicly committed to the current trade. Others' unsubmitted proposals and answers are
     forgotten; a secret "or" pick is replaced by an option kept in the hand.
 
+    The unseen cards of each deck (the deck and the others' hands) are pooled in a canonical
+    (card) order before they are shuffled, and the others' hands are built afresh in card
+    order, so the result depends on what the seat knows (and the split of each hand between
+    the decks, see below) and on `rng` alone: never on the order the true state holds the
+    hidden cards in, nor on which cards the others hold.
+
     Copy-on-write: the result has new decks, hands of the others and trade; it shares
     everything else with `state` (which it leaves alone)."""
     others = [] if hands_revealed(state) else [s for s in range(state["players"]) if s != seat]
-    kept = {s: _committed(state, s, rng) for s in others}
-    new = dict(state)
-    seats = new["seats"] = list(state["seats"])
+    unseen: Hand = {}  # the cards of the decks and the others' hands, as counts
+    for cards in state["decks"].values():
+        for card in cards:
+            add(unseen, card)
+    # How many cards of each deck a hand holds is kept (README decision 14): the two decks'
+    # backs differ at the table, and the log says from which deck each draw came and names
+    # every card that changes hands in public. A known gap: a New Colony gift or an "or"
+    # across the two decks moves a card in secret, and the view shows hand sizes only, so
+    # after one of those the split kept here is more than a third seat has been told.
+    held: dict[int, dict[str, int]] = {}
     for s in others:
-        seats[s] = {**seats[s], "hand": dict(seats[s]["hand"])}
+        held[s] = dict.fromkeys(state["decks"], 0)
+        for card, n in state["seats"][s]["hand"].items():
+            add(unseen, card, n)
+            held[s][DECK[card]] += n
+    kept = _committed(state, others, unseen, held, rng)
+    for hand in kept.values():
+        for card, n in hand.items():
+            remove(unseen, card, n)
+    hands = {s: dict(kept[s]) for s in others}
+    new = dict(state)
     new["decks"] = {}
-    for deck, cards in state["decks"].items():
-        pool = list(cards)
-        counts = {}
-        for s in others:
-            free = _take_free(seats[s]["hand"], deck, kept[s])
-            pool += free
-            counts[s] = len(free)
+    for deck in state["decks"]:
+        pool = [c for c in CARD_IDS if DECK[c] == deck for _ in range(unseen.get(c, 0))]
         rng.shuffle(pool)
         for s in others:
-            hand = seats[s]["hand"]
-            for _ in range(counts[s]):
-                add(hand, pool.pop())
+            for _ in range(held[s][deck] - sum(n for c, n in kept[s].items() if DECK[c] == deck)):
+                add(hands[s], pool.pop())
         new["decks"][deck] = pool
+    seats = new["seats"] = list(state["seats"])
+    for s in others:
+        seats[s] = {**seats[s], "hand": {c: hands[s][c] for c in CARD_IDS if c in hands[s]}}
     if state["trade"] is not None:
         new["trade"] = _forget_secrets(state, trade.copy_trade(state["trade"]), others, kept)
     return new
 
 
-def _take_free(hand: Hand, deck: str, kept: Hand) -> list[str]:
-    """Take out of `hand` its cards of `deck` that are not kept, one entry per card."""
-    taken = {c: n - kept.get(c, 0) for c, n in hand.items() if DECK[c] == deck}
-    free = []
-    for card, n in taken.items():
-        if n > 0:
-            remove(hand, card, n)
-            free += [card] * n
-    return free
+def _promised(state: State, s: int) -> trade.Side | None:
+    """The side seat `s` has publicly promised to give in the current trade, if any."""
+    t = state["trade"]
+    if t is None or state["phase"] == "propose":
+        return None
+    if t["mode"] == "offer":
+        return t["proposal"] if s == t["by"] else t["answers"].get(str(s))
+    if s != t["by"] and t["answers"].get(str(s)) is not None:
+        return t["proposal"]
+    if s == t["by"] and t["partner"] is not None:
+        return t["answers"][str(t["partner"])]
+    return None
+
+
+def _committed(state: State, others: list[int], unseen: Hand, held: dict[int, dict[str, int]],
+               rng: Rng) -> dict[int, Hand]:
+    """Cards each of `others` is publicly known to hold: the side it has promised to give in
+    the current trade. Offered and tendered cards are all held (only held cards may be named).
+    The giver of an "or" side of a request holds at least one option, which one only it knows:
+    the options kept are drawn at random among the choices, one per such giver, that the
+    unseen cards and the hands' numbers of cards per deck allow together (the true holdings
+    are one of them), never read from the hands themselves."""
+    fixed: dict[int, list[dict[str, Any]]] = {}
+    open_: list[tuple[int, list[dict[str, Any]]]] = []
+    for s in others:
+        side = _promised(state, s)
+        if side is None:
+            continue
+        if side["join"] == "or" and state["trade"]["mode"] == "request":
+            open_.append((s, side["items"]))  # the giver needs one option only
+        else:
+            fixed[s] = side["items"]
+    chosen: dict[int, list[dict[str, Any]]] = dict(fixed)
+    if open_:
+        fitting = [combo for combo in itertools.product(*(items for _, items in open_))
+                   if _fits({**fixed, **{s: [it] for (s, _), it in zip(open_, combo,
+                                                                        strict=True)}},
+                            unseen, held)]
+        if not fitting:
+            raise ValueError("no option of the promised 'or' fits the unseen cards")
+        combo = fitting[rng.randbelow(len(fitting))]
+        chosen.update({s: [it] for (s, _), it in zip(open_, combo, strict=True)})
+    kept: dict[int, Hand] = {s: {} for s in others}
+    for s, items in chosen.items():
+        for it in items:
+            add(kept[s], it["card"], it["n"])
+    return kept
+
+
+def _fits(holdings: dict[int, list[dict[str, Any]]], unseen: Hand,
+          held: dict[int, dict[str, int]]) -> bool:
+    """Whether each seat can hold its items at once: there are enough unseen copies, and no
+    hand holds more cards of a deck than it does."""
+    need: Hand = {}
+    for s, items in holdings.items():
+        per_deck = dict.fromkeys(held[s], 0)
+        for it in items:
+            add(need, it["card"], it["n"])
+            per_deck[DECK[it["card"]]] += it["n"]
+        if any(n > held[s][deck] for deck, n in per_deck.items()):
+            return False
+    return all(unseen.get(card, 0) >= n for card, n in need.items())
 
 
 def _forget_secrets(state: State, t: dict[str, Any], others: list[int],
                     kept: dict[int, Hand]) -> dict[str, Any]:
-    """The trade as the others' secrets could be: fresh drafts, a pick among kept cards."""
+    """The trade as the others' secrets could be: fresh drafts, a pick among kept cards (the
+    option kept of an "or" request; the first option of an "or" offer, all of them held)."""
     if state["phase"] == "propose" and t["by"] in others:
         t["proposal"] = trade.empty_side()  # still being composed in secret
     for s in others:
         if str(s) in t["drafts"]:
             t["drafts"][str(s)] = trade.empty_side()
         if str(s) in t["picks"]:
-            t["picks"][str(s)] = next(iter(kept[s]))
+            t["picks"][str(s)] = next(iter(kept[s]))  # kept is in the side's public order
     return t
+

@@ -31,7 +31,6 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from games.bots import random_move
 from games.contract import Game, Move, Seat, State
 from games.rng import Rng
 from games.standings import final_standing as rank_rewards  # by seat, from the ranks
@@ -39,7 +38,10 @@ from games.standings import final_standing as rank_rewards  # by seat, from the 
 Evaluate = Callable[[State], Sequence[float]]  # state -> one value in [0, 1] per seat
 Edge = tuple[Seat, str]  # (the seat that moves, the move's id)
 
-DEPTH = 40
+# Random playouts are cut after this many moves and scored by the game's evaluation: random
+# play in these games mostly adds noise, and short playouts leave the budget to the tree
+# (4 beat 0 and 40 against greedy in a first Trappist One trial; bench/README.md).
+DEPTH = 4
 EXPLORATION = 0.7  # UCB1's constant; the paper's choice for rewards in [0, 1]
 SAMPLES = 4
 
@@ -206,11 +208,13 @@ class _Search:
                 node.total += rewards[node.seat]
 
     def best(self) -> Move:
-        """The most visited root move; ties go to the first in `legal_moves` order."""
+        """The most visited root move; among equally visited ones the best on average (with
+        few iterations many are visited once), then the first in `legal_moves` order."""
         children = self.root.children
-        visits = [children[(self.seat, m["id"])].visits if (self.seat, m["id"]) in children
-                  else 0 for m in self.moves]
-        return self.moves[visits.index(max(visits))]
+        keys = [(children[edge].visits, children[edge].total / children[edge].visits)
+                if (edge := (self.seat, m["id"])) in children else (0, 0.0)
+                for m in self.moves]
+        return self.moves[keys.index(max(keys))]
 
     def _descend(self, world: _World) -> list[_Node]:
         """Selection and expansion: the path from the root to the new (or a terminal) node."""
@@ -251,4 +255,4 @@ class _Search:
             seat = world.mover()
             if seat is None:
                 return
-            world.play(seat, random_move(self.game, world.state, seat, world.choices))
+            world.play(seat, world.choices.choice(self.game.legal_moves(world.state, seat)))

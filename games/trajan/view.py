@@ -185,18 +185,23 @@ def determinize(state: State, seat: int, rng: Rng) -> State:
       dealt back in the same sizes (the discard piles and displays are public);
     - the forum stack, the extra-action stack, the bonus bag: each shuffled;
     - the demand stack and the 3 removed demand tiles: one pool, dealt back in the same sizes;
-    - each Trajan stack below its (public) top: shuffled."""
+    - each Trajan stack below its (public) top: shuffled.
+    Each pool is put in a canonical (sorted) order before it is shuffled, so the result
+    depends on what the seat knows and on `rng` alone (but for the loader's hand while it
+    loads: `_deal_commodities`), never on the order the true state holds the hidden cards and
+    tiles in."""
     new = copy_state(state)
     _deal_commodities(new, seat, rng)
     for key in ("forum_stack", "extra_stack", "bag"):
+        new[key].sort()
         rng.shuffle(new[key])
-    pool = new["demand_stack"] + new["demand_removed"]
+    pool = sorted(new["demand_stack"] + new["demand_removed"])
     rng.shuffle(pool)
     size = len(new["demand_stack"])
     new["demand_stack"], new["demand_removed"] = pool[:size], pool[size:]
     for kind in TRAJAN_KINDS:
         stack = new["trajan"][kind]
-        below = stack[:-1]
+        below = sorted(stack[:-1])
         rng.shuffle(below)
         new["trajan"][kind] = below + stack[-1:]
     return new
@@ -204,7 +209,10 @@ def determinize(state: State, seat: int, rng: Rng) -> State:
 
 def _deal_commodities(state: State, seat: int, rng: Rng) -> None:
     """During a shipment the loader's hand is kept: what it can still load depends on it, and
-    nobody else acts until it has shipped (README decision 19)."""
+    nobody else acts until it has shipped (README decision 19). So the loader's hand is the
+    one hidden thing this keeps: for its own seat (which is the only one to act, so the only
+    one a bot or `games.information` determinizes for) it is no secret, but a determinization
+    for another seat while loading still depends on it."""
     loader = state["active"] if state["phase"] == "load" else None
     others = [p for s, p in enumerate(state["seats"]) if s not in (seat, loader)]
     pool = list(state["deck"])
@@ -213,6 +221,7 @@ def _deal_commodities(state: State, seat: int, rng: Rng) -> None:
         hidden = {c: p["hand"][c] - p["known"][c] for c in p["hand"]}
         pool += [c for c, n in hidden.items() for _ in range(n)]
         unknown.append(sum(hidden.values()))
+    pool.sort()  # canonical: which card is where is what is hidden
     rng.shuffle(pool)
     for p, n in zip(others, unknown, strict=True):
         p["hand"] = dict(p["known"])

@@ -105,11 +105,14 @@ def determinize(state: State, seat: int, rng: Rng) -> State:
     - mega-factory cards: the deck, the other seats' hands and their starting choices not yet
       revealed are one pool, dealt back in the same sizes (the discard pile is public);
     - investment cards: the deck and the cards back in the box are one pool, dealt back in
-      the same sizes."""
+      the same sizes.
+    Each pool is put in a canonical (sorted) order before it is shuffled, so the result
+    depends on what the seat knows and on `rng` alone, never on the order the true state
+    holds the hidden cards in."""
     new = copy_state(state)
     others = [s for s in range(state["players"]) if s != seat]
     _deal_factories(new, others, rng)
-    cards = list(new["investment_deck"]) + list(new["removed"])
+    cards = sorted(new["investment_deck"] + new["removed"])
     rng.shuffle(cards)
     size = len(new["investment_deck"])
     new["investment_deck"], new["removed"] = cards[:size], cards[size:]
@@ -124,6 +127,7 @@ def _deal_factories(state: State, others: list[int], rng: Rng) -> None:
     pool = list(state["factory_deck"])
     for pile in piles:
         pool += [r for r in RESOURCES for _ in range(pile[r])]
+    pool.sort()  # canonical: which card is where is what is hidden
     rng.shuffle(pool)
     for pile in piles:
         n = sum(pile.values())

@@ -15,6 +15,7 @@ from events.domain.deadlines import (
     TurnClock,
     deadline_rule,
     format_time,
+    is_rule,
     parse_time,
     rank_resigned_last,
 )
@@ -33,7 +34,7 @@ from events.domain.table import (
 from events.exceptions import AlreadyResigned, DeadlineNotDue, StaleDeadline
 from events.records.record import build_record
 from events.records.verify import verify_record
-from games.bots import bot_rng, random_move
+from games.bots import GREEDY, RANDOM, bot_move, bot_rng, random_move
 from games.registry import get_game
 from games.rng import Rng
 from tests.records.helpers import forge, sign
@@ -58,13 +59,16 @@ class ManualClock:
         return self.now
 
 
-def deadline_game(on_expiry: str, players: int = 3,
-                  game_type: str = RP) -> tuple[OfflineLog, ManualClock]:
-    """A started table of people (Res Publica unless told) with a minute per move."""
+def deadline_game(on_expiry: str, players: int = 3, game_type: str = RP,
+                  bot: str | None = None) -> tuple[OfflineLog, ManualClock]:
+    """A started table of people (Res Publica unless told) with a minute per move; `bot`:
+    the stand-in's level (None: a rule from before levels, whose stand-in is random)."""
     game = get_game(game_type)
     clock = ManualClock()
     log = OfflineLog("dl", SEED, clock)
-    rule = {"seconds": MINUTE, "on_expiry": on_expiry}
+    rule: dict[str, Any] = {"seconds": MINUTE, "on_expiry": on_expiry}
+    if bot is not None:
+        rule["bot"] = bot
     options = dict(game.options().load({}))
     log.append([decide_create(game, players, options, hashlib.sha256(SEED).hexdigest(), rule)])
     for seat in range(players):
@@ -205,6 +209,22 @@ def test_bot_expiry_plays_the_seat_until_it_no_longer_acts() -> None:
     assert rebuilt(log).to_json() == log.table.to_json()
 
 
+def test_a_greedy_stand_in_plays_greedys_moves_and_the_record_verifies() -> None:
+    log, clock = deadline_game("bot", bot="greedy")
+    seat = log.table.actors()[0]
+    added = time_out(log, clock, seat)
+    moves = [e for e in added if e["type"] == "MovePlayed"]
+    table = rebuilt_until(log, added[0]["v"])
+    assert table.state is not None
+    first = bot_move(table.game, table.state, seat, bot_rng(SEED, table.version, seat), GREEDY)
+    assert moves[0]["data"]["move"] == {"id": first["id"]}
+    play_to_the_end(log, Rng(b"deadline games", 2))
+    record = record_of(log)
+    assert record["game"]["deadline"]["bot"] == "greedy"
+    assert reenact(record) == record["events"]
+    assert verify_record(record).ok
+
+
 def rebuilt_until(log: OfflineLog, v: int) -> Table:
     table = Table.empty(log.table.id)
     for envelope in log.envelopes[:v]:
@@ -243,10 +263,29 @@ def test_resigned_seats_rank_last_the_first_to_resign_lowest() -> None:
 
 
 def test_a_deadline_rule_is_checked() -> None:
-    assert deadline_rule(1.5, "bot", 3600) == {"seconds": 5400, "on_expiry": "bot"}
+    assert deadline_rule(1.5, "bot", 3600) == {"seconds": 5400, "on_expiry": "bot",
+                                               "bot": "greedy"}
     for hours, on_expiry in ((0.5, "bot"), (14 * 24 + 1, "bot"), (2, "pass")):
         with pytest.raises(ValueError):
             deadline_rule(hours, on_expiry, 3600)
+
+
+def test_the_rule_names_its_stand_in_bot_and_older_rules_keep_theirs() -> None:
+    """Issue 17: "A deadline that gives a seat to a bot uses a table-chosen level (default
+    greedy)"; history stays true: a rule stored before levels existed keeps its random bot."""
+    assert deadline_rule(1, "bot", 3600, "ismcts")["bot"] == "ismcts-200ms"  # canonical
+    with pytest.raises(ValueError, match="unknown bot level"):
+        deadline_rule(1, "bot", 3600, "grandmaster")
+    with pytest.raises(ValueError, match="out of range"):
+        deadline_rule(1, "bot", 3600, "ismcts-60000ms")
+    assert is_rule({"seconds": 60, "on_expiry": "bot"})  # older tables
+    assert is_rule({"seconds": 60, "on_expiry": "bot", "bot": "ismcts-500it"})
+    for bot in ("ismcts", "nobody", 3, None):  # only canonical level ids are stored
+        assert not is_rule({"seconds": 60, "on_expiry": "bot", "bot": bot})
+    older = Table("g", deadline={"seconds": 60, "on_expiry": "bot"})
+    assert older.stand_in_level() == RANDOM
+    assert Table("g", deadline=deadline_rule(1, "resign", 3600)).stand_in_level() == GREEDY
+    assert Table("g").stand_in_level() == GREEDY  # a resigned seat at a table without a clock
 
 
 # --- whole games and their records ------------------------------------------------------------

@@ -80,8 +80,13 @@ class Duel:
         return {"ranking": [winner, 1 - winner], "seats": seats}
 
     def determinize(self, state: State, seat: Seat, rng: Rng) -> State:
+        """The unseen cards, pooled in a canonical (sorted) order before the shuffle: the
+        result depends on the seat's knowledge alone. Seat 1 sees both hands, so it knows the
+        unused cards too; only the order they are kept in is not its to know."""
         if seat == 1:
-            return copy.deepcopy(state)
+            new = copy.deepcopy(state)
+            new["unused"] = sorted(new["unused"])
+            return new
         new = copy.deepcopy(state)
         pool = sorted(new["hands"][1] + new["unused"])
         rng.shuffle(pool)

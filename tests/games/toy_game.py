@@ -22,6 +22,7 @@ from marshmallow import Schema, fields
 
 from games.contract import Fact, IllegalMove, Move, ScoreSheet, Seat, State, fact, find_move
 from games.rng import Rng
+from games.standings import final_standing
 from games.text import Section, listed, seat_name, section
 
 
@@ -173,6 +174,7 @@ class ToyGame:
         hidden_antes = [s for s in others if state["antes"][s] is not None]
         pool = new["deck"] + [c for s in others for c in new["hands"][s]]
         pool += [new["antes"][s] for s in hidden_antes]
+        pool.sort()  # the seat's knowledge alone decides the deal, not the true order
         rng.shuffle(pool)
         for s in others:
             size = len(new["hands"][s])
@@ -196,6 +198,10 @@ class ToyGame:
         ]
         ranking = [e["seat"] for e in sorted(seats, key=lambda e: (e["rank"], e["seat"]))]
         return {"ranking": ranking, "seats": seats}
+
+    def evaluate(self, state: State) -> list[float]:
+        """The standing the piles so far would give (games.standings)."""
+        return final_standing(self.score(state))
 
 
 GAME = ToyGame()

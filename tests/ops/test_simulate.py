@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from events.application.meeple import Meeple
+
 BIN = Path(sys.executable).parent
 
 
@@ -54,3 +56,34 @@ def test_simulate_refuses_an_option_the_game_does_not_have() -> None:
     done = subprocess.run([str(BIN / "meeple"), "simulate", "trappist-one", "--option",
                            "no_such=1"], capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 2 and "no_such" in done.stderr
+
+
+def test_simulate_plays_bots_of_the_level_it_is_given(redis_url: str, redis_client) -> None:
+    env = {**os.environ, "MEEPLE_REDIS_URL": redis_url}
+    done = subprocess.run(
+        [str(BIN / "meeple"), "simulate", "trappist-one", "--games", "2", "--players", "2",
+         "--level", "greedy"], env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.strip().splitlines()
+    at = next(i for i, line in enumerate(lines) if line.split()[:1] == ["players"])
+    players, games, finished, moves, errors = (int(x) for x in lines[at + 1].split()[:5])
+    assert (players, games, finished, errors) == (2, 2, 2, 0) and moves > 0
+    # Every seat is a greedy bot, and every move was played by one.
+    app = Meeple(redis_client)
+    keys = [key.decode() for key in redis_client.scan_iter("meeple:g:*:events")]
+    assert len(keys) == 2
+    for key in keys:
+        log = app.events(key.split("{", 1)[1].split("}", 1)[0])
+        seated = [e["data"] for e in log if e["type"] == "SeatTaken"]
+        assert len(seated) == 2 and all(s["bot"] and s["player_id"] == "bot:greedy"
+                                        for s in seated), seated
+        played = [e for e in log if e["type"] == "MovePlayed"]
+        assert played and all(e["by"] == "bot:greedy" for e in played)
+
+
+def test_simulate_refuses_a_level_that_does_not_exist() -> None:
+    for level, said in (("grandmaster", "unknown bot level"), ("ismcts-3ms", "out of range")):
+        done = subprocess.run([str(BIN / "meeple"), "simulate", "trappist-one", "--level", level],
+                              capture_output=True, text=True, timeout=60, check=False)
+        assert done.returncode == 2 and "--level" in done.stderr and said in done.stderr, (
+            done.stderr)

@@ -21,7 +21,7 @@ def test_a_table_with_a_deadline_shows_it_and_when_each_move_is_due(
     alice: Caller, bob: Caller
 ) -> None:
     game = started_game(alice, bob, deadline={"hours": 36, "on_expiry": "resign"})
-    assert game["deadline"] == {"seconds": 36 * 3600, "on_expiry": "resign"}
+    assert game["deadline"] == {"seconds": 36 * 3600, "on_expiry": "resign", "bot": "greedy"}
     assert [d["seat"] for d in game["turn_deadlines"]] == game["actors"]
     for due in game["turn_deadlines"]:
         waited = parse_time(due["due_at"]) - parse_time(game["updated_at"])
@@ -100,7 +100,7 @@ def test_the_minimum_time_per_move_is_configurable(redis_url: str, redis_client:
                       "KEYS_DIR": str(tmp_path / "keys")})
     dave = Caller(app.test_client(), "dave")
     game = dave.create(2, deadline={"hours": 3 / 3600, "on_expiry": "bot"})
-    assert game["deadline"] == {"seconds": 3, "on_expiry": "bot"}
+    assert game["deadline"] == {"seconds": 3, "on_expiry": "bot", "bot": "greedy"}
 
 
 def test_a_retried_resignation_with_its_key_finds_the_first(alice: Caller, bob: Caller) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import redis
+from rq import Queue
 from rq.registry import ScheduledJobRegistry
 from rq.scheduler import SCHEDULER_KEY_TEMPLATE, RQScheduler
 
@@ -46,9 +47,11 @@ def receiver() -> Iterator[Receiver]:
     made.close()
 
 
-def started(app: Meeple, hours: float = 1, on_expiry: str = "bot") -> Table:
+def started(app: Meeple, hours: float = 1, on_expiry: str = "bot", bot: str = "random"
+            ) -> Table:
     alice, bob = Player("p_alice", "alice"), Player("p_bob", "bob")
-    table = app.create_game(alice, RP, 2, deadline={"hours": hours, "on_expiry": on_expiry})
+    table = app.create_game(alice, RP, 2, deadline={"hours": hours, "on_expiry": on_expiry,
+                                                    "bot": bot})
     return app.join_game(bob, table.id)
 
 
@@ -93,6 +96,29 @@ def test_the_expiry_runs_once_its_time_has_come(app: Meeple) -> None:
     assert expire(table.id, seat, clock.version) == "stale"  # a duplicate job
     types = [e["type"] for e in app.events(table.id, table.version + 1)]
     assert types[0] == "TurnTimedOut" and "MovePlayed" in types
+
+
+def test_a_thinking_stand_in_plays_the_timed_out_turn_on_the_ai_queue(app: Meeple) -> None:
+    """Issue 17: "A deadline that gives a seat to a bot uses a table-chosen level (default
+    greedy)", and "a searching bot never holds up notifications, deadlines or scoring"."""
+    table = started(app, hours=1 / 3600, bot="greedy")
+    assert table.deadline is not None and table.deadline["bot"] == "greedy"
+    seat = table.actors()[0]
+    clock = table.clock_of(seat)
+    assert clock is not None
+    time.sleep(max(0.0, (parse_time(clock.at) + timedelta(seconds=1)).timestamp() - time.time()))
+    bot_games = Queue("ai", connection=app.redis)
+    bot_games.enqueue("workers.jobs.play_bot_turn", "other-game", 9, 1)  # already waiting
+    assert expire(table.id, seat, clock.version) == "to the ai queue"
+    assert app.load(table.id).version == table.version  # nothing decided on `notify`
+    queued = bot_games.jobs
+    assert [(job.func_name, job.args) for job in queued] == [  # the timed-out turn first
+        ("workers.deadlines.expire_by_bot", (table.id, seat, clock.version)),
+        ("workers.jobs.play_bot_turn", ("other-game", 9, 1))]
+    assert queued[0].perform() == "expired"
+    types = [e["type"] for e in app.events(table.id, table.version + 1)]
+    assert types[0] == "TurnTimedOut" and "MovePlayed" in types
+    assert queued[0].perform() == "stale"  # a duplicate job
 
 
 def test_the_webhook_reminder_says_when_the_move_is_due(app: Meeple,

@@ -10,9 +10,9 @@ from events.application.dispatch import RQDispatcher
 from events.application.meeple import Meeple
 from events.domain.table import Status
 from events.readmodels.ratings import Ratings
-from games.bots import random_move
+from games.bots import Level, random_move
 from games.rng import Rng
-from workers.jobs import play_bot_turn, score_game
+from workers.jobs import _count_thinking, play_bot_turn, score_game
 
 RP = "res-publica-2230ad"
 
@@ -85,3 +85,50 @@ def test_scoring_rates_humans_once_and_fills_the_leaderboard(app):
     if ranks[0] != ranks[1]:  # a tie (rare) leaves both equal
         winner = "p_alice" if ranks[0] < ranks[1] else "p_bob"
         assert board[0]["player_id"] == winner
+
+
+TRAPPIST = "trappist-one"
+
+
+def test_bots_play_at_their_levels_and_the_leaderboard_lists_them_by_level(app):
+    """Issue 17: "A table chooses per bot seat (...); the game shows each bot's level; the
+    leaderboard lists bots by level"."""
+    bots = [{"seat": 0, "level": "greedy"}, {"seat": 1, "level": "ismcts-3it"}]
+    table = app.create_game(Player("p_host", "host"), TRAPPIST, 2, bots=bots, join=False)
+    assert [(s.player_id, table.bot_level(s.seat)) for s in table.seats] == [
+        ("bot:greedy", Level.parse("greedy")), ("bot:ismcts-3it", Level.parse("ismcts-3it"))]
+    run_worker(app)
+    assert app.load(table.id).status is Status.ENDED
+    authors = {e["by"] for e in app.events(table.id) if e["type"] == "MovePlayed"}
+    assert authors == {"bot:greedy", "bot:ismcts-3it"}
+    board = Ratings(app.redis).leaderboard(TRAPPIST)
+    assert sorted((row["player_id"], row["bot"], row["level"]) for row in board) == [
+        ("bot:greedy", True, "greedy"), ("bot:ismcts-3it", True, "ismcts-3it")]
+    counted = app.redis.hgetall("meeple:ai:moves")
+    assert set(counted) == {b"greedy", b"ismcts-3it"}
+    assert sum(int(n) for n in counted.values()) == len(
+        [e for e in app.events(table.id) if e["type"] == "MovePlayed"])
+
+
+def test_a_bot_at_a_human_table_is_rated_with_the_people(app):
+    alice = Player("p_alice", "alice")
+    table = app.create_game(alice, TRAPPIST, 2, bots=[{"seat": 1, "level": "greedy"}])
+    for _ in range(2000):  # alice plays random moves, the greedy bot its own
+        run_worker(app)
+        table = app.load(table.id)
+        if table.status is Status.ENDED:
+            break
+        assert table.state is not None and table.actors() == [0]
+        move = random_move(table.game, table.state, 0, Rng(b"alice", table.version))
+        app.play_moves(alice, table.id, [move], table.version, 0)
+    run_worker(app)
+    rows = app.load(table.id).ratings
+    assert rows is not None and {r["player_id"] for r in rows} == {"p_alice", "bot:greedy"}
+
+
+def test_a_bot_move_over_its_time_budget_is_counted(app):
+    _count_thinking(app, "g1", 0, Level.parse("ismcts-100ms"), 0.119)  # within 20 %
+    _count_thinking(app, "g1", 0, Level.parse("ismcts-100ms"), 0.121)
+    _count_thinking(app, "g1", 0, Level.parse("ismcts-50it"), 9.0)  # no time budget
+    assert app.redis.hgetall("meeple:ai:moves") == {b"ismcts-100ms": b"2", b"ismcts-50it": b"1"}
+    assert app.redis.hgetall("meeple:ai:over_budget") == {b"ismcts-100ms": b"1"}

@@ -104,7 +104,8 @@ def seats(value: Any, _: Seen) -> Iterator[Fault]:
 def deadline(value: Any, _: Seen) -> Iterator[Fault]:
     if not is_rule(value) or value["seconds"] > MAX_MOVE_SECONDS:
         yield (), (f'must be {{"seconds": 1 to {MAX_MOVE_SECONDS:,} (14 days), "on_expiry": '
-                   '"bot" or "resign"}')
+                   '"bot" or "resign", optional "bot": a bot level (random, greedy, '
+                   'ismcts-<n>ms or ismcts-<n>it)}')
 
 
 def started(value: Any, seen: Seen) -> Iterator[Fault]:

@@ -161,7 +161,8 @@ def _check_header_shape(v: Verification, header: dict[str, Any]) -> None:
     words = {
         "id": GAME_ID_RULE, "seat_count": f"a seat count, 1 to {MAX_SEATS}",
         "created_at": TIME_RULE, "status": '"open", "active" or "ended"',
-        "deadline": f'{{"seconds": 1 to {MAX_MOVE_SECONDS:,}, "on_expiry": "bot" or "resign"}}',
+        "deadline": f'{{"seconds": 1 to {MAX_MOVE_SECONDS:,}, "on_expiry": "bot" or "resign",'
+                    ' optional "bot": a bot level}',
     }
     check_fields(v.findings, header, "game", kinds, optional, words)
     seats = header.get("seats")
