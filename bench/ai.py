@@ -60,6 +60,7 @@ import click
 from tqdm import tqdm
 
 from bench.harness import machine, percentile, print_machine
+from cli.simulate import parse_options
 from games.bots import Level, bot_move, bot_rng
 from games.contract import Game, State
 from games.registry import GAMES, get_game
@@ -385,20 +386,6 @@ def parse_levels(text: str) -> tuple[str, ...]:
         return tuple(Level.parse(part.strip()).id for part in text.split(","))
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="--levels") from None
-
-
-def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
-    """`--option NAME=VALUE`, the value read as JSON (true, 3, "x") or else as text."""
-    options: dict[str, Any] = {}
-    for pair in pairs:
-        name, sep, raw = pair.partition("=")
-        if not sep or not name:
-            raise click.BadParameter(f"{pair!r} is not NAME=VALUE", param_hint="--option")
-        try:
-            options[name] = json.loads(raw)
-        except ValueError:
-            options[name] = raw
-    return options
 
 
 def player_counts(game_type: str, players: str) -> list[int]:

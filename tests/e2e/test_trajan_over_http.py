@@ -6,10 +6,10 @@ by a real `meeple worker` (RQ). A person's turn is many moves (a tray, the marke
 by one, the action and its options): each move is one request, the next one chosen from the
 legal moves the answer lists (`your_moves`), as a client does. No answer shows a person
 another seat's commodity cards (their hand sizes are public). After the end the scoring
-worker rates the two people and the trajan leaderboard lists them; the finished record and
-the server's keys, downloaded over HTTP, are checked by `meeple verify --keys` (the CLI, in a
-subprocess): VALID, signed by a trusted key, every move re-executed; a copy where one of a
-person's moves is swapped for another move legal at that point is INVALID.
+worker rates the two people and the bot, and the trajan leaderboard lists them; the finished
+record and the server's keys, downloaded over HTTP, are checked by `meeple verify --keys`
+(the CLI, in a subprocess): VALID, signed by a trusted key, every move re-executed; a copy
+where one of a person's moves is swapped for another move legal at that point is INVALID.
 """
 
 from __future__ import annotations
@@ -154,16 +154,18 @@ def test_three_seats_two_people_over_http_and_a_bot_by_a_worker_then_meeple_veri
     types = [e["type"] for e in log]
     assert types.index("GameEnded") + 1 == types.index("SeedRevealed")
 
-    # The scoring worker rates the two people: Trajan's leaderboard lists them (never a bot).
+    # The scoring worker rates the two people and the bot: Trajan's leaderboard lists them,
+    # the bot by its level (issue 17).
     rows: list[dict[str, Any]] = []
     for _ in range(300):
         status, board, _ = ann.call("GET", f"/v1/game-types/{TRAJAN}/leaderboard")
         assert status == 200, board
         rows = board["rows"]
-        if len(rows) == 2:
+        if len(rows) == 3:
             break
         time.sleep(0.1)
-    assert sorted(row["player_id"] for row in rows) == sorted([ann_id, ben_id]), rows
+    assert sorted((row["player_id"], row["bot"], row["level"]) for row in rows) == sorted(
+        [(ann_id, False, None), (ben_id, False, None), ("bot:random", True, "random")]), rows
 
     # The record, as a person downloads it, and the server's published keys.
     record_file, keys_file = tmp_path / "record.json", tmp_path / "keys.json"
