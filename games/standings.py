@@ -3,7 +3,7 @@ the other seats it finishes ahead of, in [0, 1] (1: surely first, 0: surely last
 
 from __future__ import annotations
 
-from math import erf, exp
+from math import erf, exp, sqrt
 
 from games.contract import ScoreSheet
 
@@ -29,6 +29,18 @@ def standings(totals: list[float], spread: float) -> list[float]:
     scale = 1.0 / (2.0 * spread)
     return [sum(0.5 + 0.5 * erf((a - b) * scale) for j, b in enumerate(totals) if j != i)
             / (n - 1) for i, a in enumerate(totals)]
+
+
+def projected_standing(now: list[float], later: list[float], spread: float) -> list[float]:
+    """`standings` of the final totals projected as points now plus points still to come."""
+    return standings([a + b for a, b in zip(now, later, strict=True)], spread)
+
+
+def count_spread(volume: float, scale: float, floor: float) -> float:
+    """A final total's uncertainty (one standard deviation) when `volume` points a seat are
+    still to come: it grows as the square root, as the variance of a count grows with its
+    mean; `floor` is what remains however little is to come."""
+    return scale * sqrt(max(0.0, volume)) + floor
 
 
 def at_least(m: int, mean: float) -> float:

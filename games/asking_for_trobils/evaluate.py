@@ -29,14 +29,12 @@ and rates below were fitted to random play (the search's playouts).
 
 from __future__ import annotations
 
-from math import sqrt
-
 from games.asking_for_trobils.board import connection_count, ship_total
 from games.asking_for_trobils.cards import CITIES, RESOURCES, is_city, points
 from games.asking_for_trobils.scoring import breakdown, city_bonus, revealed_cities, score
 from games.asking_for_trobils.view import cities_to_come
 from games.contract import State
-from games.standings import final_standing, standings
+from games.standings import count_spread, final_standing, projected_standing
 
 # The final totals' uncertainty: SPREAD * sqrt(the mean of the points still to come) points,
 # plus FLOOR (one standard deviation).
@@ -61,13 +59,13 @@ def evaluate(state: State) -> list[float]:
     if state["phase"] == "over":
         return final_standing(score(state))
     now, later = forecast(state)
-    return standings([a + b for a, b in zip(now, later, strict=True)], spread(later))
+    return projected_standing(now, later, spread(later))
 
 
 def spread(later: list[float]) -> float:
     """The final totals' uncertainty (one standard deviation): it grows with the points still
     to come, as the variance of a count grows with its mean."""
-    return SPREAD * sqrt(max(0.0, sum(later) / len(later))) + SPREAD_FLOOR
+    return count_spread(sum(later) / len(later), SPREAD, SPREAD_FLOOR)
 
 
 # --- how much of the game is left ------------------------------------------------------------

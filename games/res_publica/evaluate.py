@@ -28,7 +28,7 @@ SPREAD and the rates below were fitted to random play (the search's playouts).
 from __future__ import annotations
 
 from functools import cache
-from math import exp, sqrt
+from math import exp
 from typing import Any, NamedTuple
 
 from games.contract import State
@@ -36,7 +36,7 @@ from games.res_publica.board import active_stations, city_size
 from games.res_publica.cards import CARD_IDS, DATA, DECK, DISPLAYS, MISSIONS, with_keyword
 from games.res_publica.displays import CITY_TECHS, MISSION_TECH, STATION_RACES, WILDS
 from games.res_publica.rules import breakdown, score
-from games.standings import at_least, final_standing, standings
+from games.standings import at_least, count_spread, final_standing, projected_standing
 
 # The final totals' uncertainty: SPREAD * sqrt(the mean of the points still to come) points,
 # plus what the end may still change (one standard deviation; fitted to random play).
@@ -68,7 +68,7 @@ def evaluate(state: State) -> list[float]:
     if state["phase"] == "over":
         return final_standing(score(state))
     now, later = forecast(state)
-    return standings([a + b for a, b in zip(now, later, strict=True)], spread(state, later))
+    return projected_standing(now, later, spread(state, later))
 
 
 def spread(state: State, later: list[float]) -> float:
@@ -78,7 +78,7 @@ def spread(state: State, later: list[float]) -> float:
     race = 0.0 if state["phase"] == "reveal" else \
         min(len(state["decks"]["race"]), turns_left(state)) / int(state["players"])
     volume = sum(later) / len(later) + CARD_VALUE * race * DRAW_RACE
-    return SPREAD * sqrt(max(0.0, volume)) + SPREAD_FLOOR
+    return count_spread(volume, SPREAD, SPREAD_FLOOR)
 
 
 # --- how much of the game is left ------------------------------------------------------------

@@ -36,7 +36,7 @@ from math import exp, sqrt
 from typing import Any
 
 from games.contract import State
-from games.standings import final_standing, standings
+from games.standings import final_standing, projected_standing
 from games.trajan.board import (
     CONSTRUCTION,
     CONSTRUCTION_BONUS,
@@ -86,7 +86,7 @@ def evaluate(state: State) -> list[float]:
     if state["phase"] == "over":
         return final_standing(score(state))
     now, later = forecast(state)
-    return standings([a + b for a, b in zip(now, later, strict=True)], spread(state, later))
+    return projected_standing(now, later, spread(state, later))
 
 
 def spread(state: State, later: list[float]) -> float:

@@ -28,11 +28,10 @@ root of the points still to come. The weights and rates below were fitted to ran
 
 from __future__ import annotations
 
-from math import sqrt
 from typing import Any
 
 from games.contract import State
-from games.standings import at_least, final_standing, standings
+from games.standings import at_least, count_spread, final_standing, projected_standing
 from games.trappist_one.board import (
     CAPITAL,
     PER_PLANET,
@@ -71,13 +70,13 @@ def evaluate(state: State) -> list[float]:
     if state["phase"] == "over":
         return final_standing(score(state))
     now, later = forecast(state)
-    return standings([a + b for a, b in zip(now, later, strict=True)], spread(later))
+    return projected_standing(now, later, spread(later))
 
 
 def spread(later: list[float]) -> float:
     """The final totals' uncertainty (one standard deviation): it grows with the points still
     to come, as the variance of a count grows with its mean."""
-    return SPREAD * sqrt(max(0.0, sum(later) / len(later))) + SPREAD_FLOOR
+    return count_spread(sum(later) / len(later), SPREAD, SPREAD_FLOOR)
 
 
 # --- how much of the game is left ------------------------------------------------------------
