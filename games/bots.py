@@ -122,4 +122,4 @@ def _budget(level: Level, clock: Clock | None) -> ismcts.Budget:
     if clock is None:
         raise ValueError(f"{level.id} needs a clock")
     stop = clock() + level.ms / 1000
-    return ismcts.Budget(deadline=lambda: clock() >= stop)
+    return ismcts.Budget(time_left=lambda: stop - clock())

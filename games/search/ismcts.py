@@ -2,34 +2,39 @@
 
 Cowling, Powley and Whitehouse, "Information Set Monte Carlo Tree Search", IEEE Transactions
 on Computational Intelligence and AI in Games 4(2), 2012. One tree is grown for the observer
-(the seat to move); every iteration
+(the seat to move). It starts from greedy's opinion: each root move gets `prior` visits at its
+one-ply value (heuristic initialisation). Then every iteration
 1. determinizes: `game.determinize(state, seat, rng)` deals a world the seat cannot tell from
    the true one (the true state is never read otherwise: the search is as fair as a player);
 2. selects down the tree, among the children whose moves are legal in that world, by UCB1 with
    availability counts (a child's `available` counts the iterations it was legal in, and
    stands in for its parent's visits);
-3. expands one untried move, then plays uniformly random legal moves for at most `depth`
-   moves, and scores the end: the rank rewards of `game.score` if the game is over, else the
-   caller's `evaluate` (one value in [0, 1] per seat);
+3. expands one untried move, plays at most `depth` random legal moves after it (none by
+   default), and scores the end: the rank rewards of `game.score` if the game is over, else
+   the caller's `evaluate` (one value in [0, 1] per seat);
 4. backs up: each node adds the reward of the seat whose move led into it.
 
 A node is the sequence of (seat, move id) edges from the root; opponents' moves are edges
 too (single observer: they are treated as seen, the paper's SO-ISMCTS). With several actors
 at once (simultaneous choices) the lowest seat among them moves first in the tree; the root
-is always the observer. The answer is the most visited root move.
+is always the observer. The answer is the most visited root move; the search stops early
+once no other move could catch up with it in the budget left.
 
 `greedy` is a one-ply baseline: each move's value to the seat, averaged over a few worlds.
 
-Pure: randomness only from the `rng` argument (each iteration and each `play` get an `Rng` of
-their own, derived from one draw of it), no clock (a time budget is the caller's `deadline`),
-states never mutated (`play` returns new ones).
+Pure: randomness only from the `rng` argument (one draw of it keys every rng the search
+uses), no clock (a time budget is the caller's `time_left`), states never mutated (`play`
+returns new ones).
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
-from collections.abc import Callable, Sequence
+import random
+from collections.abc import Callable, MutableSequence, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from games.contract import Game, Move, Seat, State
 from games.rng import Rng
@@ -37,53 +42,72 @@ from games.standings import final_standing as rank_rewards  # by seat, from the 
 
 Evaluate = Callable[[State], Sequence[float]]  # state -> one value in [0, 1] per seat
 Edge = tuple[Seat, str]  # (the seat that moves, the move's id)
+T = TypeVar("T")
 
-# Random playouts are cut after this many moves and scored by the game's evaluation: random
-# play in these games mostly adds noise, and short playouts leave the budget to the tree
-# (4 beat 0 and 40 against greedy in a first Trappist One trial; bench/README.md).
-DEPTH = 4
+# Random moves played after the tree's last move, before the evaluation: none, since random
+# play in these games mostly adds noise (bench/README.md, "Bots": the search's settings).
+DEPTH = 0
 EXPLORATION = 0.7  # UCB1's constant; the paper's choice for rewards in [0, 1]
-SAMPLES = 4
+SAMPLES = 4  # worlds greedy values a move in
+PRIOR_VISITS = 10  # the weight of greedy's value of each root move, in visits
+PRIOR_PLAYS = 40  # moves played for those values at most (fewer worlds for many moves)
 
 
 @dataclass(frozen=True)
 class Budget:
-    """When the search stops: after `iterations`, or once `deadline()` says time is up,
-    whichever comes first; always after at least one iteration."""
+    """When the search stops: after `iterations`, or once `time_left()` (seconds) is no more
+    than 0, whichever comes first; always after at least one iteration. The search also stops
+    once its answer is settled: when no other move could catch up with the most visited one
+    in the iterations left (at the pace so far, for a time budget)."""
 
     iterations: int | None = None
-    deadline: Callable[[], bool] | None = None
+    time_left: Callable[[], float] | None = None
 
     def __post_init__(self) -> None:
-        if self.iterations is None and self.deadline is None:
-            raise ValueError("a budget needs iterations, a deadline, or both")
+        if self.iterations is None and self.time_left is None:
+            raise ValueError("a budget needs iterations, a time limit, or both")
         if self.iterations is not None and self.iterations < 1:
             raise ValueError("iterations must be at least 1")
 
-    def spent(self, done: int) -> bool:
-        if self.iterations is not None and done >= self.iterations:
-            return True
-        return self.deadline is not None and self.deadline()
-
-
+    def iterations_left(self, done: int, seconds_at_start: float) -> float:
+        """How many more iterations the budget allows, `done` having taken the time since
+        `time_left()` was `seconds_at_start`: 0 once it is spent."""
+        left = math.inf if self.iterations is None else float(self.iterations - done)
+        if self.time_left is not None:
+            seconds = self.time_left()
+            if seconds <= 0:
+                return 0.0
+            used = seconds_at_start - seconds
+            if used > 0:
+                left = min(left, done * seconds / used)
+        return max(0.0, left)
 
 
 def choose(game: Game, state: State, seat: Seat, rng: Rng, budget: Budget, evaluate: Evaluate,
-           *, depth: int = DEPTH, exploration: float = EXPLORATION) -> Move:
+           *, depth: int = DEPTH, exploration: float = EXPLORATION, prior: int = PRIOR_VISITS,
+           settle: bool = True) -> Move:
     """The move for `seat` (one of `game.actors(state)`), exactly as `game.legal_moves` lists
-    it, by SO-ISMCTS; a seat with one legal move gets it at once."""
+    it, by SO-ISMCTS; a seat with one legal move gets it at once. Each root move starts with
+    `prior` visits at greedy's value of it (0: none). With `settle`, the search ends as soon
+    as the rest of the budget could not change its answer (see `Budget`)."""
     moves = _own_moves(game, state, seat)
     if len(moves) == 1:
         return moves[0]
     streams = _Streams(rng)
     search = _Search(game, seat, moves, evaluate, depth, exploration)
+    if prior:
+        samples = max(1, min(SAMPLES, PRIOR_PLAYS // len(moves)))
+        values = _greedy_values(game, state, seat, moves, evaluate, streams, samples)
+        search.seed_root(values, prior)
     done = 0
+    at_start = budget.time_left() if budget.time_left is not None else math.inf
     while True:
-        world = _World(game, game.determinize(state, seat, streams.determinize(done)),
-                       streams, done)
+        world_rng = streams.iteration(done)
+        world = _World(game, game.determinize(state, seat, world_rng), world_rng)
         search.iterate(world)
         done += 1
-        if budget.spent(done):
+        left = budget.iterations_left(done, at_start)
+        if left <= 0 or (settle and search.settled(left)):
             return search.best()
 
 
@@ -97,9 +121,7 @@ def greedy(game: Game, state: State, seat: Seat, rng: Rng, evaluate: Evaluate,
     moves = _own_moves(game, state, seat)
     if len(moves) == 1:
         return moves[0]
-    streams = _Streams(rng)
-    worlds = [game.determinize(state, seat, streams.determinize(k)) for k in range(samples)]
-    values = [_greedy_value(game, worlds, seat, move, evaluate, streams) for move in moves]
+    values = _greedy_values(game, state, seat, moves, evaluate, _Streams(rng), samples)
     return moves[values.index(max(values))]
 
 
@@ -113,46 +135,71 @@ def _own_moves(game: Game, state: State, seat: Seat) -> list[Move]:
     return moves
 
 
-def _greedy_value(game: Game, worlds: list[State], seat: Seat, move: Move, evaluate: Evaluate,
-                  streams: _Streams) -> float:
-    total = 0.0
-    for k, world in enumerate(worlds):
-        after, _ = game.play(world, seat, move, streams.play(k, 0))
-        total += _rewards(game, after, evaluate)[seat]
-    return total / len(worlds)
+def _greedy_values(game: Game, state: State, seat: Seat, moves: list[Move], evaluate: Evaluate,
+                   streams: _Streams, samples: int) -> list[float]:
+    """Each move's value to `seat` one move ahead, averaged over the same `samples` worlds;
+    in world k every move is played with the same rng (common random numbers)."""
+    worlds = [game.determinize(state, seat, streams.greedy(k)) for k in range(samples)]
+    values = []
+    for move in moves:
+        total = 0.0
+        for k, world in enumerate(worlds):
+            after, _ = game.play(world, seat, move, streams.greedy_play(k))
+            total += _rewards(game, after, evaluate)[seat]
+        values.append(total / samples)
+    return values
 
 
 def _rewards(game: Game, state: State, evaluate: Evaluate) -> Sequence[float]:
     return rank_rewards(game.score(state)) if game.is_over(state) else evaluate(state)
 
 
+class SearchRng(Rng):
+    """An `Rng` for the search's own draws (worlds, playouts, tie-breaks): the same interface,
+    drawn from Python's Mersenne Twister seeded by SHA-256 of a key instead of HMAC-SHA256
+    blocks. The game's own randomness must be reproducible by a verifier in any language;
+    the search's only by this code (the same key always gives the same draws), and the HMAC
+    was a quarter of an iteration's time."""
+
+    def __init__(self, key: bytes, number: int) -> None:
+        super().__init__(key, number)
+        digest = hashlib.sha256(key + b"#" + str(number).encode()).digest()
+        self._twister = random.Random(int.from_bytes(digest, "big"))
+
+    def randbelow(self, n: int) -> int:
+        if n <= 0:
+            raise ValueError("randbelow needs n > 0")
+        return self._twister.randrange(n)
+
+    def shuffle(self, items: MutableSequence[T]) -> None:
+        self._twister.shuffle(items)
+
+
 class _Streams:
     """The search's randomness: one 32-byte key drawn from the caller's rng, and from it an
-    `Rng` per purpose and number, so that the same inputs always give the same move."""
+    rng per purpose and number, so that the same inputs always give the same move."""
 
     def __init__(self, rng: Rng) -> None:
         self._key = b"".join(rng.randbelow(1 << 64).to_bytes(8, "big") for _ in range(4))
 
-    def determinize(self, iteration: int) -> Rng:
-        return Rng(self._key + b"/determinize", iteration)
+    def iteration(self, number: int) -> Rng:
+        """One search iteration's: its world, its tree choices and its plays, in that order."""
+        return SearchRng(self._key + b"/iteration", number)
 
-    def choices(self, iteration: int) -> Rng:
-        return Rng(self._key + b"/choices", iteration)
+    def greedy(self, world: int) -> Rng:
+        return SearchRng(self._key + b"/greedy", world)
 
-    def play(self, iteration: int, index: int) -> Rng:
-        return Rng(self._key + b"/play/" + str(iteration).encode(), index)
+    def greedy_play(self, world: int) -> Rng:
+        return SearchRng(self._key + b"/greedy/play", world)
 
 
 class _World:
-    """One iteration's determinized state, moved on by `play` (each call its own rng)."""
+    """One iteration's determinized state, moved on by `play`; `rng` is the iteration's."""
 
-    def __init__(self, game: Game, state: State, streams: _Streams, iteration: int) -> None:
+    def __init__(self, game: Game, state: State, rng: Rng) -> None:
         self.game = game
         self.state = state
-        self.choices = streams.choices(iteration)
-        self._streams = streams
-        self._iteration = iteration
-        self._plays = 0
+        self.rng = rng
 
     def mover(self) -> Seat | None:
         """Who moves next: the lowest of the actors; None once the game is over."""
@@ -162,9 +209,7 @@ class _World:
         return min(actors) if actors else None
 
     def play(self, seat: Seat, move: Move) -> None:
-        rng = self._streams.play(self._iteration, self._plays)
-        self._plays += 1
-        self.state, _ = self.game.play(self.state, seat, move, rng)
+        self.state, _ = self.game.play(self.state, seat, move, self.rng)
 
 
 class _Node:
@@ -207,6 +252,23 @@ class _Search:
             if node.seat is not None:
                 node.total += rewards[node.seat]
 
+    def seed_root(self, values: list[float], visits: int) -> None:
+        """Start each root move with `visits` visits at `values` (its greedy value): the
+        search begins where greedy ends, and the playouts must show a move better or worse
+        before the choice moves away from greedy's (heuristic initialisation, as Gelly and
+        Silver's prior knowledge in MoGo, 2007)."""
+        for move, value in zip(self.moves, values, strict=True):
+            child = self.root.children[(self.seat, move["id"])] = _Node(self.seat)
+            child.visits = child.available = visits
+            child.total = value * visits
+
+    def settled(self, left: float) -> bool:
+        """Whether `left` more iterations could not change `best()`: the most visited root
+        move leads the next by more than that (a tie would go by the mean, so not equal)."""
+        visits = sorted((child.visits for child in self.root.children.values()), reverse=True)
+        visits += [0] * (len(self.moves) - len(visits))
+        return visits[0] - visits[1] > left
+
     def best(self) -> Move:
         """The most visited root move; among equally visited ones the best on average (with
         few iterations many are visited once), then the first in `legal_moves` order."""
@@ -222,7 +284,7 @@ class _Search:
         seat: Seat | None = self.seat
         moves = self.moves  # the root's moves are the observer's own: the same in every world
         while seat is not None:
-            node, move, new = self._step(node, seat, moves, world.choices)
+            node, move, new = self._step(node, seat, moves, world.rng)
             world.play(seat, move)
             path.append(node)
             seat = None if new else world.mover()
@@ -255,4 +317,4 @@ class _Search:
             seat = world.mover()
             if seat is None:
                 return
-            world.play(seat, world.choices.choice(self.game.legal_moves(world.state, seat)))
+            world.play(seat, world.rng.choice(self.game.legal_moves(world.state, seat)))

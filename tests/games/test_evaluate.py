@@ -6,6 +6,10 @@ standing in [0, 1], held to its promises on random legal games, 2 to max players
   better rank always a higher value, a shared rank the same value;
 - a seat given a clear material lead mid-game (an edited copy of a real mid-game state) is
   valued higher than before.
+Asking for Trobils also: capture power is what a seat can pay for (a pile of Carrots is not,
+the scarcest resource is worth most, a greedy bot that can pay for a Trobil takes it), and
+greedy bots in every seat finish their games (they once bumped each other on Planet Pomi for
+ever).
 """
 
 from __future__ import annotations
@@ -176,3 +180,103 @@ def test_every_rules_version_evaluates() -> None:
         for game in versions.values():
             state = game.setup(game.min_players, {}, Rng(b"versions", 0))
             assert_values(game, state)
+
+
+# --- Asking for Trobils: capture power is what a seat can pay for -------------------------------
+
+
+def trobils_table(players: int, name: bytes) -> tuple[Game, State]:
+    """A fresh Asking for Trobils table (every card on display a Trobil), every seat's
+    resources emptied."""
+    from games.asking_for_trobils.cards import RESOURCES
+
+    game = GAMES["asking-for-trobils"]
+    state = game.setup(players, {}, Rng(name, 0))
+    for player in state["seats"]:
+        player["res"] = dict.fromkeys(RESOURCES, 0)
+    return game, state
+
+
+def display_cost(state: State) -> dict[str, int]:
+    """What every Trobil on display costs, together."""
+    from games.asking_for_trobils.cards import cost, is_city
+
+    total: dict[str, int] = {}
+    for card in state["display"]:
+        if not is_city(card):
+            for kind, n in cost(card).items():
+                total[kind] = total.get(kind, 0) + n
+    return total
+
+
+@pytest.mark.parametrize("players", [2, 7])
+def test_trobils_a_pile_of_one_resource_is_not_capture_power(players: int) -> None:
+    """2,000 Space Carrots and no Trap pay for no Trobil: the seat is valued below one that can
+    pay for every Trobil on display (the evaluation once summed the resources held, and
+    carrots piled up by the thousand in bot games that never ended)."""
+    game, state = trobils_table(players, b"carrots")
+    state["seats"][0]["res"]["space_carrot"] = 2_000
+    state["seats"][1]["res"].update(display_cost(state))
+    values = assert_values(game, state)
+    assert values[1] > values[0], values
+
+
+def test_trobils_the_scarcest_resource_is_worth_most() -> None:
+    """A seat that holds all a Trobil asks for but Traps gains more from 3 Traps than from 3
+    Carrots more: the bottleneck is valued, a surplus less and less."""
+    game, state = trobils_table(2, b"bottleneck")
+    need = display_cost(state)
+    state["seats"][0]["res"].update({kind: 2 * n for kind, n in need.items() if kind != "trap"})
+    with_traps, with_carrots = copy.deepcopy(state), copy.deepcopy(state)
+    with_traps["seats"][0]["res"]["trap"] += 3
+    with_carrots["seats"][0]["res"]["space_carrot"] += 3
+    before = assert_values(game, state)[0]
+    assert assert_values(game, with_traps)[0] > assert_values(game, with_carrots)[0] >= before
+
+
+@pytest.mark.parametrize("players", [2, 7])
+def test_trobils_greedy_captures_what_it_can_pay_for(players: int) -> None:
+    """A seat holding exactly the cost of the biggest Trobil on display goes to Paradise and
+    takes it: the evaluation values a visit in progress by its best choice, so a one-move
+    lookahead sees the capture."""
+    from games.asking_for_trobils.cards import cost, is_city, points
+    from games.search.ismcts import greedy
+
+    game, state = trobils_table(players, b"greedy-captures")
+    seat = state["active"]
+    best = max((card for card in state["display"] if not is_city(card)), key=points)
+    state["seats"][seat]["res"].update(cost(best))
+    move = greedy(game, state, seat, Rng(b"bot", 0), game.evaluate)
+    assert move["id"] == "place:paradise", move
+    state, _ = game.play(state, seat, move, Rng(b"play", 1))
+    move = greedy(game, state, seat, Rng(b"bot", 1), game.evaluate)
+    assert move["id"] == f"trobil:{best}", move
+
+
+# --- Asking for Trobils: greedy bots finish their games ----------------------------------------
+
+TROBILS_MOVE_BOUND = 2_000  # random games take about 650 to 1,550 moves; bot games far fewer
+
+
+@pytest.mark.parametrize(("players", "seed"), [(2, b"end/1"), (2, b"end/2"), (7, b"end/1"),
+                                               (7, b"end/2")])
+def test_trobils_greedy_games_end(players: int, seed: bytes) -> None:
+    """Greedy bots in every seat play a game to its end within the bound, as bench/ai.py
+    plays one (the lowest actor moves; a single legal move is played without asking the bot).
+    Greedy bots once bumped each other on Planet Pomi for ever, piling up Carrots."""
+    from games.asking_for_trobils.cards import CITIES
+    from games.bots import Level, bot_move, bot_rng
+
+    game = GAMES["asking-for-trobils"]
+    level = Level.parse("greedy")
+    state = game.setup(players, {}, Rng(seed, 0))
+    for ply in range(TROBILS_MOVE_BOUND):
+        if game.is_over(state):
+            break
+        seat = min(game.actors(state))
+        legal = game.legal_moves(state, seat)
+        move = legal[0] if len(legal) == 1 else bot_move(game, state, seat,
+                                                         bot_rng(seed, ply, seat), level)
+        state, _ = game.play(state, seat, move, Rng(seed, ply + 1))
+    assert game.is_over(state), f"no end after {TROBILS_MOVE_BOUND} moves"
+    assert all(card in CITIES for card in state["display"]), state["display"]
