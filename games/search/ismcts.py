@@ -31,10 +31,9 @@ from __future__ import annotations
 
 import hashlib
 import math
-import random
-from collections.abc import Callable, MutableSequence, Sequence
+import struct
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
 
 from games.contract import Game, Move, Seat, State
 from games.rng import Rng
@@ -42,7 +41,7 @@ from games.standings import final_standing as rank_rewards  # by seat, from the 
 
 Evaluate = Callable[[State], Sequence[float]]  # state -> one value in [0, 1] per seat
 Edge = tuple[Seat, str]  # (the seat that moves, the move's id)
-T = TypeVar("T")
+_EIGHT_WORDS = struct.Struct(">8Q")  # one BLAKE2b block: eight big-endian words
 
 # Random moves played after the tree's last move, before the evaluation: none, since random
 # play in these games mostly adds noise (bench/README.md, "Bots": the search's settings).
@@ -156,23 +155,22 @@ def _rewards(game: Game, state: State, evaluate: Evaluate) -> Sequence[float]:
 
 class SearchRng(Rng):
     """An `Rng` for the search's own draws (worlds, playouts, tie-breaks): the same interface,
-    drawn from Python's Mersenne Twister seeded by SHA-256 of a key instead of HMAC-SHA256
-    blocks. The game's own randomness must be reproducible by a verifier in any language;
-    the search's only by this code (the same key always gives the same draws), and the HMAC
-    was a quarter of an iteration's time."""
+    its words drawn from keyed BLAKE2b blocks of 64 bytes instead of HMAC-SHA256 blocks of 32.
+    The game's own randomness must be reproducible by a verifier in any language; the
+    search's only by this code (the same key always gives the same draws), and the HMAC was
+    a quarter of an iteration's time."""
 
     def __init__(self, key: bytes, number: int) -> None:
         super().__init__(key, number)
-        digest = hashlib.sha256(key + b"#" + str(number).encode()).digest()
-        self._twister = random.Random(int.from_bytes(digest, "big"))
+        self._block_key = hashlib.blake2b(key + b"#" + str(number).encode(),
+                                          digest_size=32).digest()
 
-    def randbelow(self, n: int) -> int:
-        if n <= 0:
-            raise ValueError("randbelow needs n > 0")
-        return self._twister.randrange(n)
-
-    def shuffle(self, items: MutableSequence[T]) -> None:
-        self._twister.shuffle(items)
+    def _next_word(self) -> int:
+        if not self._words:
+            block = hashlib.blake2b(self._counter.to_bytes(8, "big"), key=self._block_key).digest()
+            self._counter += 1
+            self._words = list(reversed(_EIGHT_WORDS.unpack(block)))
+        return self._words.pop()
 
 
 class _Streams:
