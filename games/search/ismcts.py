@@ -114,14 +114,19 @@ def greedy(game: Game, state: State, seat: Seat, rng: Rng, evaluate: Evaluate,
            samples: int = SAMPLES) -> Move:
     """The move with the best value to `seat` one move ahead: each is played in the same
     `samples` determinizations and valued by `evaluate` (by the score, if the game ends);
-    ties go to the first in `legal_moves` order."""
+    a tie is broken at random. (Taking the first of tied moves walked greedy round a loop for
+    ever: in Res Publica, "use a New Colony" then "cancel" changes nothing, and both came
+    before the draw that ends the turn.)"""
     if samples < 1:
         raise ValueError("greedy needs at least one sample")
     moves = _own_moves(game, state, seat)
     if len(moves) == 1:
         return moves[0]
-    values = _greedy_values(game, state, seat, moves, evaluate, _Streams(rng), samples)
-    return moves[values.index(max(values))]
+    streams = _Streams(rng)
+    values = _greedy_values(game, state, seat, moves, evaluate, streams, samples)
+    top = max(values)
+    tied = [move for move, value in zip(moves, values, strict=True) if value == top]
+    return tied[streams.tie_break().randbelow(len(tied))]
 
 
 # -- internals -------------------------------------------------------------------------------
@@ -189,6 +194,9 @@ class _Streams:
 
     def greedy_play(self, world: int) -> Rng:
         return SearchRng(self._key + b"/greedy/play", world)
+
+    def tie_break(self) -> Rng:
+        return SearchRng(self._key + b"/tie", 0)
 
 
 class _World:

@@ -199,6 +199,17 @@ def test_choose_answers_to_win_when_it_can() -> None:
     assert move["id"] == "play:7"
 
 
+def test_greedy_breaks_ties_at_random() -> None:
+    """Moves of equal value are chosen among at random, not the first listed: the first of
+    two moves that change nothing (Res Publica's "use a New Colony", then "cancel") walked
+    greedy round a loop for ever when every other move looked worse."""
+    state = DUEL.setup(2, {}, Rng(b"duel", 0))
+    legal = DUEL.legal_moves(state, 0)
+    chosen = {greedy(DUEL, state, 0, Rng(b"tie", n), lambda s: [0.5, 0.5])["id"]
+              for n in range(24)}
+    assert chosen == {m["id"] for m in legal} and len(chosen) > 1
+
+
 def test_rank_rewards_share_ties() -> None:
     def sheet(ranks: list[int]) -> ScoreSheet:
         return {"ranking": [], "seats": [{"seat": s, "rank": r} for s, r in enumerate(ranks)]}
