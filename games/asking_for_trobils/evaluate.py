@@ -46,9 +46,9 @@ from __future__ import annotations
 
 from functools import cache, lru_cache
 from math import exp
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from games.asking_for_trobils.board import Player, connection_count, ship_total
+from games.asking_for_trobils.board import Player, can_pay, connection_count, ship_total
 from games.asking_for_trobils.cards import (
     CITIES,
     LOCATIONS,
@@ -243,7 +243,7 @@ def settled(state: State) -> tuple[list[Player], list[str]]:
         return players, display
     seat = int(state["active"])
     player = players[seat]
-    payable = [card for card in display if not is_city(card) and _can_pay(player, cost(card))]
+    payable = [card for card in display if not is_city(card) and can_pay(player, cost(card))]
     if payable:
         card = max(payable, key=points)
         players[seat] = {**player, "res": _exchanged(player["res"], cost(card), {}),
@@ -272,15 +272,11 @@ def choose_best(state: State, view: Outlook, players: list[Player]) -> list[Play
     seat = int(state["active"])
     player = players[seat]
     choices = [_exchanged(player["res"], pay, gain) for pay, gain in options(state)
-               if _can_pay(player, pay)]
+               if can_pay(player, pay)]
     if not choices:
         return players
     best = max(choices, key=lambda res: worth(view, res))
     return [{**p, "res": best} if s == seat else p for s, p in enumerate(players)]
-
-
-def _can_pay(player: Player, amount: dict[str, Any]) -> bool:
-    return all(player["res"][kind] >= n for kind, n in amount.items())
 
 
 def _exchanged(res: dict[str, int], pay: dict[str, int], gain: dict[str, int]

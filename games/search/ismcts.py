@@ -163,12 +163,14 @@ class SearchRng(Rng):
     its words drawn from keyed BLAKE2b blocks of 64 bytes instead of HMAC-SHA256 blocks of 32.
     The game's own randomness must be reproducible by a verifier in any language; the
     search's only by this code (the same key always gives the same draws), and the HMAC was
-    a quarter of an iteration's time."""
+    a quarter of an iteration's time. Only where the words come from differs: `Rng`'s draws
+    (randbelow, shuffle, choice) are shared, its HMAC key is not set up."""
 
     def __init__(self, key: bytes, number: int) -> None:
-        super().__init__(key, number)
         self._block_key = hashlib.blake2b(key + b"#" + str(number).encode(),
                                           digest_size=32).digest()
+        self._counter = 0
+        self._words: list[int] = []
 
     def _next_word(self) -> int:
         if not self._words:
