@@ -27,6 +27,7 @@ class AskingForTrobils:
     title: str = "Asking for Trobils"
     min_players: int = 2
     max_players: int = 7
+    take_backs: frozenset[str] = frozenset()  # nothing to take back
     rules_version: str
 
     @property

@@ -23,6 +23,7 @@ class ResPublica:
     title: str = "Res Publica 2230 AD"
     min_players: int = 2
     max_players: int = 5
+    take_backs: frozenset[str] = frozenset({"cancel"})
 
     @property
     def options(self) -> type[Schema]:

@@ -21,6 +21,7 @@ is always the observer. The answer is the most visited root move; the search sto
 once no other move could catch up with it in the budget left.
 
 `greedy` is a one-ply baseline: each move's value to the seat, averaged over a few worlds.
+Neither weighs a move that only takes back the seat's own unfinished choice (`bot_moves`).
 
 Pure: randomness only from the `rng` argument (one draw of it keys every rng the search
 uses), no clock (a time budget is the caller's `time_left`), states never mutated (`play`
@@ -133,10 +134,21 @@ def greedy(game: Game, state: State, seat: Seat, rng: Rng, evaluate: Evaluate,
 
 
 def _own_moves(game: Game, state: State, seat: Seat) -> list[Move]:
-    moves = game.legal_moves(state, seat)
+    moves = bot_moves(game, state, seat)
     if not moves:
         raise ValueError(f"seat {seat} has no legal move")
     return moves
+
+
+def bot_moves(game: Game, state: State, seat: Seat) -> list[Move]:
+    """The moves the search and greedy weigh, for every seat: the legal ones but those that
+    only take back the seat's own unfinished choice (`game.take_backs`), unless nothing else
+    is legal. A take-back leaves the state as it was before the choice began, so a bot that
+    liked the choice again would loop: in a Res Publica tournament the search drafted and
+    cancelled trades for over 10,000 moves of one turn."""
+    moves = game.legal_moves(state, seat)
+    kept = [move for move in moves if move.get("kind") not in game.take_backs]
+    return kept or moves
 
 
 def _greedy_values(game: Game, state: State, seat: Seat, moves: list[Move], evaluate: Evaluate,
@@ -297,7 +309,7 @@ class _Search:
             path.append(node)
             seat = None if new else world.mover()
             if seat is not None:
-                moves = self.game.legal_moves(world.state, seat)
+                moves = bot_moves(self.game, world.state, seat)
         return path
 
     def _step(self, node: _Node, seat: Seat, moves: list[Move], rng: Rng
@@ -325,4 +337,4 @@ class _Search:
             seat = world.mover()
             if seat is None:
                 return
-            world.play(seat, world.rng.choice(self.game.legal_moves(world.state, seat)))
+            world.play(seat, world.rng.choice(bot_moves(self.game, world.state, seat)))

@@ -22,6 +22,7 @@ class Trajan:
     title: str = "Trajan"
     min_players: int = 2
     max_players: int = 4
+    take_backs: frozenset[str] = frozenset()  # nothing to take back
 
     @property
     def options(self) -> type[Schema]:

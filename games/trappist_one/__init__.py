@@ -23,6 +23,7 @@ class TrappistOne:
     title: str = "Trappist One"
     min_players: int = 2
     max_players: int = 4
+    take_backs: frozenset[str] = frozenset()  # nothing to take back
 
     @property
     def options(self) -> type[Schema]:

@@ -32,6 +32,7 @@ class Duel:
     max_players = 2
     rules_version = "1"
     options: type[Schema] = Schema
+    take_backs: frozenset[str] = frozenset()
 
     def setup(self, players: int, options: dict[str, Any], rng: Rng) -> State:
         pool = [2, 3, 4, 6, 7, 8]

@@ -37,6 +37,7 @@ class ToyGame:
     max_players = 4
     rules_version = "1"
     options: type[Schema] = ToyOptions
+    take_backs: frozenset[str] = frozenset()
 
     # -- setup and turn structure ------------------------------------------------------------
 
