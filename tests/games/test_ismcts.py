@@ -13,8 +13,9 @@ from marshmallow import Schema
 
 from games.bots import random_move
 from games.contract import Fact, Game, Move, ScoreSheet, Seat, State, fact, find_move
+from games.registry import get_game
 from games.rng import Rng
-from games.search.ismcts import Budget, choose, greedy, rank_rewards
+from games.search.ismcts import Budget, bot_moves, choose, greedy, rank_rewards
 from games.text import Section
 from tests.games.toy_game import ToyGame
 
@@ -209,6 +210,42 @@ def test_greedy_breaks_ties_at_random() -> None:
     chosen = {greedy(DUEL, state, 0, Rng(b"tie", n), lambda s: [0.5, 0.5])["id"]
               for n in range(24)}
     assert chosen == {m["id"] for m in legal} and len(chosen) > 1
+
+
+def test_a_bot_never_takes_back_its_own_choice() -> None:
+    """Res Publica's offer can be cancelled, which leaves the turn as it was: a bot that
+    weighs the cancel can draft and cancel for ever (a tournament game did, 10,000 moves in
+    one turn). The search and greedy never play it while anything else is legal, however
+    much they like it (here: a turn without a trade draft is worth more than one with)."""
+    game = get_game("res-publica-2230ad")
+    state = game.setup(2, {}, Rng(b"take-back", 0))
+    seat = min(game.actors(state))
+    offer = find_move(game.legal_moves(state, seat), {"id": "offer"})
+    drafting, _ = game.play(state, seat, offer, Rng(b"take-back", 1))
+    legal = [m["id"] for m in game.legal_moves(drafting, seat)]
+    assert "cancel" in legal and len(legal) > 1
+
+    def no_draft(s: State) -> list[float]:
+        mine = 0.9 if s["trade"] is None else 0.5
+        return [mine if k == seat else 1.0 - mine for k in range(2)]
+
+    for n in range(6):
+        assert greedy(game, drafting, seat, Rng(b"tb", n), no_draft)["id"] != "cancel"
+        assert choose(game, drafting, seat, Rng(b"tb", n), Budget(iterations=30),
+                      no_draft)["id"] != "cancel"
+
+
+def test_a_take_back_is_played_when_nothing_else_is_legal() -> None:
+    class OnlyTakeBacks(Duel):
+        take_backs = frozenset({"undo"})
+
+        def legal_moves(self, state: State, seat: Seat) -> list[Move]:
+            return [{**move, "kind": "undo"} for move in super().legal_moves(state, seat)]
+
+    game = OnlyTakeBacks()
+    state = game.setup(2, {}, Rng(b"duel", 0))
+    legal = game.legal_moves(state, 0)
+    assert len(legal) > 1 and bot_moves(game, state, 0) == legal
 
 
 def test_rank_rewards_share_ties() -> None:
