@@ -115,9 +115,9 @@ def greedy(game: Game, state: State, seat: Seat, rng: Rng, evaluate: Evaluate,
            samples: int = SAMPLES) -> Move:
     """The move with the best value to `seat` one move ahead: each is played in the same
     `samples` determinizations and valued by `evaluate` (by the score, if the game ends);
-    a tie is broken at random. (Taking the first of tied moves walked greedy round a loop for
-    ever: in Res Publica, "use a New Colony" then "cancel" changes nothing, and both came
-    before the draw that ends the turn.)"""
+    a tie is broken at random. (Always taking the first of tied moves can choose the same
+    do-nothing move again and again; in Res Publica it walked a trial evaluation round "use
+    a New Colony", "cancel" for thousands of moves, before take-backs were left out.)"""
     if samples < 1:
         raise ValueError("greedy needs at least one sample")
     moves = _own_moves(game, state, seat)
