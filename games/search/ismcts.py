@@ -49,6 +49,7 @@ _EIGHT_WORDS = struct.Struct(">8Q")  # one BLAKE2b block: eight big-endian words
 DEPTH = 0
 EXPLORATION = 0.7  # UCB1's constant; the paper's choice for rewards in [0, 1]
 SAMPLES = 4  # worlds greedy values a move in
+GREEDY_PLAYS = 100  # moves greedy plays for its values at most (fewer worlds for many moves)
 PRIOR_VISITS = 10  # the weight of greedy's value of each root move, in visits
 PRIOR_PLAYS = 40  # moves played for those values at most (fewer worlds for many moves)
 
@@ -114,8 +115,9 @@ def choose(game: Game, state: State, seat: Seat, rng: Rng, budget: Budget, evalu
 def greedy(game: Game, state: State, seat: Seat, rng: Rng, evaluate: Evaluate,
            samples: int = SAMPLES) -> Move:
     """The move with the best value to `seat` one move ahead: each is played in the same
-    `samples` determinizations and valued by `evaluate` (by the score, if the game ends);
-    a tie is broken at random. (Always taking the first of tied moves can choose the same
+    `samples` determinizations (fewer when there are more than GREEDY_PLAYS / samples moves,
+    at least one) and valued by `evaluate` (by the score, if the game ends); a tie is broken
+    at random. (Always taking the first of tied moves can choose the same
     do-nothing move again and again; in Res Publica it walked a trial evaluation round "use
     a New Colony", "cancel" for thousands of moves, before take-backs were left out.)"""
     if samples < 1:
@@ -124,6 +126,7 @@ def greedy(game: Game, state: State, seat: Seat, rng: Rng, evaluate: Evaluate,
     if len(moves) == 1:
         return moves[0]
     streams = _Streams(rng)
+    samples = max(1, min(samples, GREEDY_PLAYS // len(moves)))
     values = _greedy_values(game, state, seat, moves, evaluate, streams, samples)
     top = max(values)
     tied = [move for move, value in zip(moves, values, strict=True) if value == top]

@@ -280,3 +280,59 @@ def test_trobils_greedy_games_end(players: int, seed: bytes) -> None:
         state, _ = game.play(state, seat, move, Rng(seed, ply + 1))
     assert game.is_over(state), f"no end after {TROBILS_MOVE_BOUND} moves"
     assert all(card in CITIES for card in state["display"]), state["display"]
+
+
+# --- Res Publica: a trade in progress is valued by what it may bring ----------------------------
+
+
+def res_publica_table(hands: list[dict[str, int]], name: bytes) -> tuple[Game, State]:
+    """A fresh 2-seat Res Publica table, seat 0 to move, the hands replaced by `hands`."""
+    game = GAMES["res-publica-2230ad"]
+    state = game.setup(len(hands), {}, Rng(name, 0))
+    for player, hand in zip(state["seats"], hands, strict=True):
+        player["hand"] = dict(hand)
+    return game, state
+
+
+def played(game: Game, state: State, seat: int, *move_ids: str) -> State:
+    for ply, move_id in enumerate(move_ids):
+        move = next(m for m in game.legal_moves(state, seat) if m["id"] == move_id)
+        state, _ = game.play(state, seat, move, Rng(b"play", ply))
+    return state
+
+
+def test_res_publica_a_request_is_valued_by_the_cards_it_may_bring() -> None:
+    """'Request one or more cards. Name the cards you are requesting.' Seat 0 is one Terran
+    short of a Space Station ('For five identical Race cards (except Aturians), receive a
+    Space Station card'), and seat 1 holds Terrans: starting a request is worth more than not
+    trading, and asking for a Terran more than for what nobody holds. A trade's moves change
+    no points until the swap, so without such values a one-move lookahead never starts a
+    trade (greedy once never traded, and lost to random players at 5 seats)."""
+    game, state = res_publica_table(
+        [{"terrans": 4, "galaesh": 1, "damakros": 1},
+         {"terrans": 2, "ornopeans": 1, "skythris": 1}], b"request")
+    before = assert_values(game, state)[0]
+    asking = played(game, state, 0, "request")
+    assert assert_values(game, asking)[0] > before
+    terran = assert_values(game, played(game, asking, 0, "add:terrans:1"))[0]
+    nobody = assert_values(game, played(game, asking, 0, "add:warp:1"))[0]
+    assert terran > nobody
+    submitted = played(game, asking, 0, "add:terrans:1", "submit")
+    assert assert_values(game, submitted)[0] == pytest.approx(terran)
+
+
+def test_res_publica_an_answer_is_valued_when_it_pays_both() -> None:
+    """'Each of your opponents who is able and willing to trade names the cards he demands in
+    return for meeting your request.' Seat 1, asked for a Teleport it does not need and one
+    Ornopean short of a Space Station, gains by demanding an Ornopean, which the proposer
+    holds and does not need; a demand the proposer would lose by is worth nothing to it
+    (the proposer declines it)."""
+    game, state = res_publica_table(
+        [{"warp": 4, "ornopeans": 1, "galaesh": 1},
+         {"teleport": 1, "ornopeans": 4, "damakros": 1}], b"answer")
+    state = played(game, state, 0, "request", "add:teleport:1", "submit")
+    before = assert_values(game, state)[1]
+    fair = played(game, state, 1, "add:ornopeans:1")
+    assert assert_values(game, fair)[1] > before
+    greedy_demand = played(game, state, 1, "add:warp:4")  # the proposer's City to come
+    assert assert_values(game, greedy_demand)[1] == pytest.approx(before)
