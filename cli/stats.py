@@ -33,7 +33,7 @@ KINDS = (
     ("digests", r"meeple:digest:.*"),
     ("email replies", r"meeple:reply-(used|refused):.*"),
     ("reconciler", r"meeple:reconcile.*"),
-    ("bot move counters", r"meeple:ai:.*"),
+    ("bot counters, thinking", r"meeple:ai:.*"),
     ("rate limits", r"(LIMITS:)?(LIMITER|meeple:ratelimit).*"),
     ("RQ", r"rq:.*"),
 )
@@ -87,11 +87,14 @@ def stats() -> None:
 
 
 def _echo_bot_moves(client: redis.Redis) -> None:
-    """The bots' moves by level, and those over their time budget (workers.jobs)."""
+    """The bots' moves by level, those over their time budget, and those played at greedy
+    because their game's thinking time was spent (workers.jobs)."""
     moves = _counts(client.hgetall("meeple:ai:moves"))
     over = _counts(client.hgetall("meeple:ai:over_budget"))
+    spent = _counts(client.hgetall("meeple:ai:thinking_spent"))
     for level, count in sorted(moves.items()):
-        click.echo(f"bot {level}: {count} moves, {over.get(level, 0)} over budget by > 20 %")
+        click.echo(f"bot {level}: {count} moves, {over.get(level, 0)} over budget by > 20 %, "
+                   f"{spent.get(level, 0)} at greedy (the game's thinking time spent)")
 
 
 def _counts(raw: Any) -> dict[str, int]:

@@ -108,9 +108,7 @@ def bot_move(game: Game, state: State, seat: Seat, rng: Rng, level: Level,
     `clock`, read only to stop the search."""
     if level.kind == "random":
         return random_move(game, state, seat, rng)
-    moves = game.legal_moves(state, seat)
-    if len(moves) == 1:  # nothing to think about
-        return moves[0]
+    # Both return a seat's only move at once, without thinking.
     if level.kind == "greedy":
         return ismcts.greedy(game, state, seat, rng, game.evaluate)
     return ismcts.choose(game, state, seat, rng, _budget(level, clock), game.evaluate)

@@ -14,11 +14,16 @@ from events.domain.envelope import NewEvent
 from events.domain.table import Status
 from events.exceptions import GameOver, IllegalMoveError, NotYourTurn, VersionConflict
 from events.readmodels.ratings import Ratings
-from games.bots import Level, bot_move, bot_rng
+from games.bots import GREEDY, Level, bot_move, bot_rng
 
 log = structlog.get_logger()
 
 OVER_BUDGET = 1.2  # a move that takes longer than 120 % of its budget is logged and counted
+# The searching bots of one game think this long in all (seconds, MEEPLE_BOT_THINKING_SECONDS);
+# then they play greedy. Anyone may seat five ismcts-5000ms bots at a table of their own, and
+# such a game would hold an `ai` worker for hours: this bounds what one table costs.
+THINKING_PER_GAME = 1800.0
+THINKING_KEPT = 30 * 24 * 3600  # a game's thinking total is forgotten after 30 days unplayed
 
 
 def _app() -> Meeple:
@@ -37,10 +42,11 @@ def play_bot_turn(game_id: str, version: int, seat: int) -> str:
         return "stale"
     assert table.state is not None
     seed = app.store.get_seed(game_id) or b""
+    thinks = _thinking_level(app, game_id, level)
     started = time.monotonic()
-    move = bot_move(table.game, table.state, seat, bot_rng(seed, version, seat), level,
+    move = bot_move(table.game, table.state, seat, bot_rng(seed, version, seat), thinks,
                     time.monotonic)
-    _count_thinking(app, game_id, seat, level, time.monotonic() - started)
+    _count_thinking(app, game_id, seat, level, time.monotonic() - started, thinks)
     try:
         if seat in table.resigned:  # its player resigned: the system plays it
             app.play_for_seat(game_id, seat, [{"id": move["id"]}], version)
@@ -55,14 +61,36 @@ def play_bot_turn(game_id: str, version: int, seat: int) -> str:
     return "played"
 
 
-def _count_thinking(app: Meeple, game_id: str, seat: int, level: Level, seconds: float) -> None:
+def _thinking_key(app: Meeple, game_id: str) -> str:
+    return f"{app.prefix}:ai:thinking:{game_id}"
+
+
+def _thinking_level(app: Meeple, game_id: str, level: Level) -> Level:
+    """The level the bot plays this move at: its own, or greedy once the game's searching
+    bots have thought THINKING_PER_GAME seconds in all."""
+    if level.kind != "ismcts":
+        return level
+    limit = float(os.environ.get("MEEPLE_BOT_THINKING_SECONDS", THINKING_PER_GAME))
+    spent = float(app.redis.get(_thinking_key(app, game_id)) or 0.0)
+    return GREEDY if spent >= limit else level
+
+
+def _count_thinking(app: Meeple, game_id: str, seat: int, level: Level, seconds: float,
+                    played: Level | None = None) -> None:
     """Count the bot's moves, and log and count those that missed their time budget by more
-    than OVER_BUDGET (`meeple stats` shows both)."""
-    over = level.ms is not None and seconds * 1000 > level.ms * OVER_BUDGET
+    than OVER_BUDGET, and those played at greedy once the game's thinking was spent
+    (`played`; `meeple stats` shows all three). A search's time adds to the game's total."""
+    played = played or level
+    over = played.ms is not None and seconds * 1000 > played.ms * OVER_BUDGET
     pipe = app.redis.pipeline()
     pipe.hincrby(f"{app.prefix}:ai:moves", level.id, 1)
     if over:
         pipe.hincrby(f"{app.prefix}:ai:over_budget", level.id, 1)
+    if played != level:
+        pipe.hincrby(f"{app.prefix}:ai:thinking_spent", level.id, 1)
+    if played.kind == "ismcts":
+        pipe.incrbyfloat(_thinking_key(app, game_id), seconds)
+        pipe.expire(_thinking_key(app, game_id), THINKING_KEPT)
     pipe.execute()
     if over:
         log.warning("bot move over budget", game_id=game_id, seat=seat, level=level.id,

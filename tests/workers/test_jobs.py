@@ -132,3 +132,20 @@ def test_a_bot_move_over_its_time_budget_is_counted(app):
     _count_thinking(app, "g1", 0, Level.parse("ismcts-50it"), 9.0)  # no time budget
     assert app.redis.hgetall("meeple:ai:moves") == {b"ismcts-100ms": b"2", b"ismcts-50it": b"1"}
     assert app.redis.hgetall("meeple:ai:over_budget") == {b"ismcts-100ms": b"1"}
+
+
+def test_searching_bots_play_greedy_once_their_games_thinking_time_is_spent(app, monkeypatch):
+    """Two ismcts-200ms bots at a table of their own: after 1 s of thinking in all
+    (MEEPLE_BOT_THINKING_SECONDS) they play greedy, so the game's cost is bounded; the moves
+    so played are counted, and the total the game thought stays within one move of it."""
+    monkeypatch.setenv("MEEPLE_BOT_THINKING_SECONDS", "1")
+    bots = [{"seat": 0, "level": "ismcts-200ms"}, {"seat": 1, "level": "ismcts-200ms"}]
+    table = app.create_game(Player("p_host", "host"), RP, 2, bots=bots, join=False)
+    run_worker(app)
+    assert app.load(table.id).status is Status.ENDED
+    moves = int(app.redis.hget("meeple:ai:moves", "ismcts-200ms"))
+    at_greedy = int(app.redis.hget("meeple:ai:thinking_spent", "ismcts-200ms"))
+    assert 0 < at_greedy < moves
+    thought = float(app.redis.get(f"meeple:ai:thinking:{table.id}"))
+    assert 1.0 <= thought < 1.0 + 0.2 * 1.2 + 0.1  # the move that crossed the line, at most
+    assert 0 < app.redis.ttl(f"meeple:ai:thinking:{table.id}") <= 30 * 24 * 3600
