@@ -52,7 +52,6 @@ SAMPLES = 4  # worlds greedy values a move in
 GREEDY_PLAYS = 100  # moves greedy plays for its values at most (fewer worlds for many moves)
 PRIOR_VISITS = 10  # the weight of greedy's value of each root move, in visits
 PRIOR_PLAYS = 40  # moves played for those values at most (fewer worlds for many moves)
-FOLLOW_UP_VISITS = 2  # visits before a seat's next own move stands for the move before it
 
 
 @dataclass(frozen=True)
@@ -238,10 +237,9 @@ class _World:
 
 class _Node:
     """Statistics of one information set's edge: the seat that moved into it, its visits, the
-    sum of that seat's rewards, how many iterations found its move legal, and the value of
-    the seat's best own next move, when the same seat moves again (`follow_up`)."""
+    sum of that seat's rewards, and how many iterations found its move legal."""
 
-    __slots__ = ("available", "children", "follow_up", "seat", "total", "visits")
+    __slots__ = ("available", "children", "seat", "total", "visits")
 
     def __init__(self, seat: Seat | None) -> None:
         self.seat = seat
@@ -249,22 +247,9 @@ class _Node:
         self.total = 0.0
         self.available = 0
         self.children: dict[Edge, _Node] = {}
-        self.follow_up: float | None = None
-
-    def value(self) -> float:
-        """The mean reward; when the seat moves again after this move (one choice made in
-        several moves, as a trade drafted card by card), the value of its best next move,
-        tried FOLLOW_UP_VISITS times at least: the seat will choose that one, and the mean
-        over every draft tried so far would undervalue starting the choice at all."""
-        return self.total / self.visits if self.follow_up is None else self.follow_up
-
-    def back_up_follow_up(self) -> None:
-        best = [child.value() for child in self.children.values()
-                if child.seat == self.seat and child.visits >= FOLLOW_UP_VISITS]
-        self.follow_up = max(best) if best else None
 
     def ucb(self, exploration: float) -> float:
-        return (self.value()
+        return (self.total / self.visits
                 + exploration * math.sqrt(math.log(self.available) / self.visits))
 
 
@@ -289,8 +274,6 @@ class _Search:
             node.visits += 1
             if node.seat is not None:
                 node.total += rewards[node.seat]
-        for node in reversed(path[1:]):
-            node.back_up_follow_up()
 
     def seed_root(self, values: list[float], visits: int) -> None:
         """Start each root move with `visits` visits at `values` (its greedy value): the
