@@ -41,6 +41,17 @@ def category(card: str) -> str:
     return CATEGORY[card]
 
 
+def pair_points(hand: Hand) -> int:
+    """"Each pair of identical cards remaining in your hand scores 1 point" (grey cards form
+    no pairs: decision 2)."""
+    return sum(n // 2 for c, n in hand.items() if category(c) != "grey")
+
+
+def grey_points(hand: Hand) -> int:
+    """"Each Trooper or Pilot in your hand counts for 1 point"."""
+    return sum(n for c, n in hand.items() if category(c) == "grey")
+
+
 def deck_of(card: str) -> str:
     """Which deck (and so which discard pile) the card belongs to: "race" or "tech"."""
     return DECK[card]

@@ -45,7 +45,16 @@ from typing import Any, NamedTuple
 
 from games.contract import State
 from games.res_publica.board import active_stations, city_size
-from games.res_publica.cards import CARD_IDS, DATA, DECK, DISPLAYS, MISSIONS, with_keyword
+from games.res_publica.cards import (
+    CARD_IDS,
+    DATA,
+    DECK,
+    DISPLAYS,
+    MISSIONS,
+    grey_points,
+    pair_points,
+    with_keyword,
+)
 from games.res_publica.displays import CITY_TECHS, MISSION_TECH, STATION_RACES, WILDS
 from games.res_publica.rules import breakdown, score
 from games.standings import at_least, count_spread, final_standing, projected_standing
@@ -169,8 +178,8 @@ def table(state: State) -> Table:
     reveal = state["phase"] == "reveal"
     piles = state["piles"]
     city = piles["city"]
-    tech_mix = _mix(tech_deck, TECH_CARDS)
-    fields = dict(
+    t = Table(
+        race_mix=race_mix, tech_mix=_mix(tech_deck, TECH_CARDS),
         pilot_share=sum(race_mix.get(w, 0.0) for w in WILDS),
         own_turns=0.0 if reveal else turns_left(state) / players,
         race_left=len(race_deck), tech_left=len(tech_deck), players=players,
@@ -178,10 +187,10 @@ def table(state: State) -> Table:
         resort_value=float(piles["resort"][0]) if piles["resort"] else 0.0,
         city_ready=float(city[0]) if city else 0.0,
         city_mean=sum(city) / len(city) if city else 0.0,
-        reveal=reveal,
+        reveal=reveal, key=(),
     )
-    key = (tuple(race_mix.items()), tuple(tech_mix.items()), *fields.values())
-    return Table(race_mix=race_mix, tech_mix=tech_mix, key=key, **fields)  # type: ignore[arg-type]
+    # The two mixes are dicts: as tuples, with every other field, they make the key.
+    return t._replace(key=(tuple(t.race_mix.items()), tuple(t.tech_mix.items()), *t[2:-1]))
 
 
 def forecast(state: State) -> tuple[list[float], list[float]]:
@@ -344,8 +353,8 @@ Items = list[tuple[str, int]]
 def worth(t: Table, player: dict[str, Any], hand: dict[str, int], trades: int,
           pending: bool) -> float:
     """What a hand is worth to its player: its pairs and grey cards now, and its prospects."""
-    now = sum(n if c in WILDS or c == "trooper" else n // 2 for c, n in hand.items())
-    return now + to_come(t, {**player, "hand": hand, "trades": trades}, pending)
+    prospects = to_come(t, {**player, "hand": hand, "trades": trades}, pending)
+    return pair_points(hand) + grey_points(hand) + prospects
 
 
 def _moved(hand: dict[str, int], gets: Items, gives: Items) -> dict[str, int]:

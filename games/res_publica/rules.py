@@ -53,8 +53,10 @@ from games.res_publica.cards import (
     category,
     deck_of,
     full_deck,
+    grey_points,
     listing,
     name,
+    pair_points,
     remove,
     size,
     with_keyword,
@@ -459,8 +461,8 @@ def breakdown(state: State, seat: int) -> dict[str, int]:
         "cities": sum(player["cities"]),
         "resorts": sum(player["resorts"]),
         "missions": sum(MISSIONS[m]["points"] for m, done in player["missions"].items() if done),
-        "pairs": sum(n // 2 for c, n in hand.items() if category(c) != "grey"),
-        "grey": sum(n for c, n in hand.items() if category(c) == "grey"),
+        "pairs": pair_points(hand),
+        "grey": grey_points(hand),
     }
 
 
