@@ -15,6 +15,7 @@ import structlog
 
 from cli.embedded_redis import EmbeddedRedis, free_port
 from cli.supervisor import Supervisor
+from cli.worker import check_settings
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 GUNICORN_CONF = REPO_ROOT / "deploy" / "gunicorn.conf.py"
@@ -38,6 +39,7 @@ def run(host: str, port: int, workers: int | None, smtpd_port: int, bot_workers:
     """Run the API, RQ workers for bots, one for notifications, deadlines and scoring
     (with the scheduler), the SMTP listener for replies to turn emails, and (if needed) a
     private Redis."""
+    check_settings()
     # Signal handlers first: a Ctrl-C from here on is an orderly stop.
     supervisor = Supervisor()
     embedded: list[EmbeddedRedis] = []  # started in this order, stopped in reverse

@@ -12,6 +12,7 @@ from rq import SimpleWorker, Worker
 from rq.worker.base import BaseWorker
 
 from cli.deadlines import prepare_scheduler
+from workers.jobs import thinking_limit
 
 DEFAULT_QUEUES = ("ai", "scoring", "notify")
 BACKOFF_START_SECONDS = 0.5
@@ -23,6 +24,14 @@ BACKOFF_MAX_SECONDS = 30.0
 SCHEDULER_CHECK_SECONDS = 10
 
 log = structlog.get_logger("meeple")
+
+
+def check_settings() -> None:
+    """Refuse to start on a setting the jobs would fail on, saying which and why."""
+    try:
+        thinking_limit()
+    except ValueError as err:
+        raise click.UsageError(str(err)) from None
 
 
 def keeping_its_scheduler(worker_class: type[BaseWorker]) -> type[BaseWorker]:
@@ -55,6 +64,7 @@ def worker(with_scheduler: bool, burst: bool, fork: bool, queues: tuple[str, ...
             "MEEPLE_REDIS_URL is not set; point it at the Redis that RQ uses, "
             "e.g. redis://127.0.0.1:6379/0 (or use `meeple run`, which starts one)"
         )
+    check_settings()
     names = list(queues or DEFAULT_QUEUES)
     connection = redis.Redis.from_url(url)
     log.info("worker starting", queues=names, scheduler=with_scheduler, burst=burst, fork=fork)

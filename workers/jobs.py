@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import time
 
@@ -61,6 +62,23 @@ def play_bot_turn(game_id: str, version: int, seat: int) -> str:
     return "played"
 
 
+def thinking_limit() -> float:
+    """The seconds the searching bots of one game may think in all: MEEPLE_BOT_THINKING_SECONDS
+    (0 or more), else THINKING_PER_GAME; ValueError says what is wrong with a bad value
+    (`meeple run` and `meeple worker` check it before they start)."""
+    raw = os.environ.get("MEEPLE_BOT_THINKING_SECONDS", "").strip()
+    if not raw:
+        return THINKING_PER_GAME
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and seconds >= 0):
+        raise ValueError(f"MEEPLE_BOT_THINKING_SECONDS is a number of seconds, 0 or more "
+                         f"(the searching bots' thinking time per game), not {raw!r}")
+    return seconds
+
+
 def _thinking_key(app: Meeple, game_id: str) -> str:
     return f"{app.prefix}:ai:thinking:{game_id}"
 
@@ -70,7 +88,7 @@ def _thinking_level(app: Meeple, game_id: str, level: Level) -> Level:
     bots have thought THINKING_PER_GAME seconds in all."""
     if level.kind != "ismcts":
         return level
-    limit = float(os.environ.get("MEEPLE_BOT_THINKING_SECONDS", THINKING_PER_GAME))
+    limit = thinking_limit()
     spent = float(app.redis.get(_thinking_key(app, game_id)) or 0.0)
     return GREEDY if spent >= limit else level
 

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import redis
 from click.testing import CliRunner
 from rq import Queue
@@ -52,6 +53,21 @@ def test_worker_without_redis_url_is_a_usage_error() -> None:
 
     assert result.exit_code == 2
     assert "MEEPLE_REDIS_URL" in result.output
+
+
+@pytest.mark.parametrize("command", [["worker", "--burst"], ["run"]])
+@pytest.mark.parametrize("seconds", ["abc", "-1", "nan", "inf"])
+def test_a_bad_thinking_budget_stops_the_start_with_a_usage_error(
+        command: list[str], seconds: str, redis_url: str) -> None:
+    """A malformed MEEPLE_BOT_THINKING_SECONDS would fail every searching bot's move; the
+    worker and `meeple run` refuse to start instead, naming the setting (before `run` starts
+    anything)."""
+    result = CliRunner().invoke(main, command, env={"MEEPLE_REDIS_URL": redis_url,
+                                                   "MEEPLE_BOT_THINKING_SECONDS": seconds})
+
+    assert result.exit_code == 2, result.output
+    assert "MEEPLE_BOT_THINKING_SECONDS" in result.output
+    assert repr(seconds) in result.output
 
 
 def test_a_worker_outlives_its_redis_and_goes_on_when_it_is_back(tmp_path: Path) -> None:
