@@ -109,6 +109,61 @@ def duel_value(state: State) -> list[float]:
     return [beaten, 1.0 - beaten]
 
 
+# -- Errand: a sure win by one's own next move, or a sure loss by handing the move over -------
+
+
+class Errand(Duel):
+    """Seat 0 chooses to `stay` or to `pass`. After `stay` it moves again: one of ten moves
+    wins (`win`), nine lose. After `pass` seat 1 moves: one of ten moves wins for seat 1
+    (`hold`), nine hand seat 0 the game. Staying is a sure win, passing a sure loss; but a
+    random move after `stay` mostly loses, and a random move after `pass` mostly wins."""
+
+    id = "test-errand"
+    title = "Errand"
+
+    def setup(self, players: int, options: dict[str, Any], rng: Rng) -> State:
+        return {"phase": "choose", "winner": None}
+
+    def actors(self, state: State) -> set[Seat]:
+        return {"choose": {0}, "stay": {0}, "pass": {1}}.get(state["phase"], set())
+
+    def legal_moves(self, state: State, seat: Seat) -> list[Move]:
+        if seat not in self.actors(state):
+            return []
+        ids = {"choose": ["stay", "pass"],
+               "stay": ["win"] + [f"slip:{k}" for k in range(9)],
+               "pass": ["hold"] + [f"drop:{k}" for k in range(9)]}[state["phase"]]
+        return [{"id": i, "label": i} for i in ids]
+
+    def play(self, state: State, seat: Seat, move: Move, rng: Rng) -> tuple[State, list[Fact]]:
+        played = find_move(self.legal_moves(state, seat), move)["id"]
+        if state["phase"] == "choose":
+            return {"phase": played, "winner": None}, []
+        wins = played in ("win", "hold")
+        return {"phase": "over", "winner": seat if wins else 1 - seat}, []
+
+    def is_over(self, state: State) -> bool:
+        return bool(state["phase"] == "over")
+
+    def score(self, state: State) -> ScoreSheet:
+        winner = state["winner"]
+        seats: list[dict[str, Any]] = [
+            {"seat": s, "total": int(s == winner), "breakdown": {}, "rank": 1 if s == winner else 2}
+            for s in (0, 1)]
+        return {"ranking": [winner, 1 - winner], "seats": seats}
+
+    def determinize(self, state: State, seat: Seat, rng: Rng) -> State:
+        return copy.deepcopy(state)  # nothing is hidden
+
+
+ERRAND = Errand()
+
+
+def even(state: State) -> list[float]:
+    """Knows nothing: every unfinished state is even."""
+    return [0.5, 0.5]
+
+
 # -- High Card (tests/games/toy_game.py) -------------------------------------------------------
 
 
@@ -199,6 +254,16 @@ def test_choose_answers_to_win_when_it_can() -> None:
              "played": [5, None]}
     move = choose(DUEL, state, 1, Rng(b"search", 1), Budget(iterations=50), duel_value)
     assert move["id"] == "play:7"
+
+
+def test_a_random_leaf_move_counts_for_the_leaf_alone() -> None:
+    """A new leaf's move is drawn at random: the nodes above it are valued before that move.
+    Were it counted above, Errand's `stay` would look lost (nine of its ten moves lose) and
+    `pass` won (nine of the opponent's ten), until every such move had been tried."""
+    state = ERRAND.setup(2, {}, Rng(b"errand", 0))
+    for k in range(8):
+        move = choose(ERRAND, state, 0, Rng(b"errand", k), Budget(iterations=40), even)
+        assert move["id"] == "stay", k
 
 
 def test_greedy_breaks_ties_at_random() -> None:
@@ -365,33 +430,40 @@ def test_a_single_legal_move_is_played_at_once() -> None:
     assert greedy(DUEL, state, 0, Rng(b"one", 0), raising) == expected
 
 
-class Counter:
-    """Counts evaluations; as a clock, a second passes at every reading of `time_left`."""
+class Clock:
+    """A second passes at every reading of `time_left`."""
 
     def __init__(self, limit: int | None = None) -> None:
         self.limit = limit
         self.calls = 0
-
-    def evaluate(self, state: State) -> list[float]:
-        self.calls += 1
-        return owned_value(state)
 
     def time_left(self) -> float:
         self.calls += 1
         return math.inf if self.limit is None else float(self.limit - self.calls)
 
 
+class CountedHighCard(CanonicalHighCard):
+    """Counts the worlds it deals: one per search iteration (with no greedy prior)."""
+
+    def __init__(self) -> None:
+        self.worlds = 0
+
+    def determinize(self, state: State, seat: Seat, rng: Rng) -> State:
+        self.worlds += 1
+        return super().determinize(state, seat, rng)
+
+
 @pytest.mark.parametrize(("iterations", "seconds", "expected"),
                          [(None, 8, 7), (1000, 13, 12), (5, None, 5), (None, 1, 1)])
 def test_the_budget_is_kept(iterations: int | None, seconds: int | None, expected: int) -> None:
-    """depth=0: every iteration ends in one evaluate (High Card never ends this shallow).
-    The clock is read once at the start and once after each iteration."""
+    """Every iteration deals one world. The clock is read once at the start and once after
+    each iteration."""
     state = advanced(HIGH_CARD, 1, 0)
-    clock, counted = Counter(seconds), Counter()
+    clock, counted = Clock(seconds), CountedHighCard()
     budget = Budget(iterations, clock.time_left)
-    choose(HIGH_CARD, state, 0, Rng(b"budget", 0), budget, counted.evaluate, depth=0,
-           prior=0, settle=False)
-    assert counted.calls == expected
+    choose(counted, state, 0, Rng(b"budget", 0), budget, owned_value, depth=0, prior=0,
+           settle=False)
+    assert counted.worlds == expected
 
 
 def test_a_settled_search_stops_early_with_the_same_answer() -> None:
@@ -408,10 +480,10 @@ def test_a_settled_search_stops_early_with_the_same_answer() -> None:
             counts = []
             answers = []
             for settle in (True, False):
-                counted = Counter()
-                answers.append(choose(HIGH_CARD, state, seat, rng, Budget(iterations=120),
-                                      counted.evaluate, depth=0, prior=0, settle=settle))
-                counts.append(counted.calls)
+                counted = CountedHighCard()
+                answers.append(choose(counted, state, seat, rng, Budget(iterations=120),
+                                      owned_value, depth=0, prior=0, settle=settle))
+                counts.append(counted.worlds)
                 rng = Rng(b"settle", seed)
             assert answers[0] == answers[1]
             assert counts[0] <= counts[1] == 120

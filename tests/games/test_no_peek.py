@@ -20,7 +20,13 @@ On each pair, for that seat:
 - `determinize` gives the same world for the same rng: equal as JSON text, key order
   included (the search iterates over the state's dicts, so an order that came from the
   hidden cards would steer it as well);
-- the bot plays the same move: `ismcts-60it` and `greedy`, each with `Rng(b"bot", 7)`.
+- the bot plays the same move: `ismcts-60it` and `greedy`, each with `Rng(b"bot", 7)`, and
+  the same search as a probe (`PROBE`): 8 iterations, each with random moves to the end or
+  200 moves, no greedy prior. The levels' search stops at the evaluation, which looks at
+  what the seat can see, so a hidden card seldom decides its move (a peeking ismcts-60it
+  played the same moves on all 16 twins of Trappist One and of Trajan); the probe's playouts
+  meet the hidden cards (draws, the others' hands), so a peeking probe differs on several
+  twins of every game.
 
 The mutation test runs the same move check with a peeking bot, whose game hands the search
 the true state instead of a determinization: on at least one pair of every game it plays a
@@ -43,12 +49,16 @@ from games.bots import Level, bot_move
 from games.contract import Game, Move, Seat, State
 from games.registry import GAMES
 from games.rng import Rng
+from games.search.ismcts import Budget, choose
 from tests.games.conformance import first_difference
 
 MAX_MOVES = 5_000  # far more than any of these random games takes
 SEEDS = 2  # random games per game and player count
 PER_SEED = 4  # twins taken from each game, spread from its first choice to its end
 LEVELS = ("ismcts-60it", "greedy")
+PROBE = "probe"  # the search with random playouts (see above)
+PROBE_ITERATIONS = 8
+PROBE_DEPTH = 200
 BOT_RNG = (b"bot", 7)
 DETERMINIZE_RNG = (b"d", 1)
 DIFFERING_SHARE = 0.5  # of the twins, at least this share must differ in hidden parts
@@ -119,13 +129,16 @@ def as_text(value: Any) -> str:
 
 
 def bot(game: Game, state: State, seat: Seat, level: str) -> Move:
+    if level == PROBE:
+        return choose(game, state, seat, Rng(*BOT_RNG), Budget(iterations=PROBE_ITERATIONS),
+                      game.evaluate, depth=PROBE_DEPTH, prior=0)
     return bot_move(game, state, seat, Rng(*BOT_RNG), Level.parse(level))
 
 
 def moves_differ(game: Game, pair: Twins) -> list[str]:
-    """The levels whose bot plays different moves on the twins (none: it cannot tell them
-    apart)."""
-    return [level for level in LEVELS
+    """The levels (and the probe) whose bot plays different moves on the twins (none: it
+    cannot tell them apart)."""
+    return [level for level in (*LEVELS, PROBE)
             if bot(game, pair.state, pair.seat, level)["id"]
             != bot(game, pair.other, pair.seat, level)["id"]]
 
