@@ -184,6 +184,11 @@ def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
 @click.option("--players", type=int, default=None,
               help="Seats per game. Default: every count the game allows.")
 @click.option("--seed", default="simulate", show_default=True, help="Seed of the bots' choices.")
+@click.option("--first", default=0, show_default=True, type=click.IntRange(min=0),
+              help="Number of the first game, to play a long run in parts: the bots' choices "
+                   "in game i come from --seed and i, so --first 0 and --first 1000 with "
+                   "--games 1000 play the bots of one run of 2000 (each game's own "
+                   "randomness comes from its server seed, new every time).")
 @click.option("--jobs", default=1, show_default=True, type=click.IntRange(min=1),
               help="Processes playing games at once.")
 @click.option("--batch", default=1, show_default=True, type=click.IntRange(min=1, max=50),
@@ -192,7 +197,7 @@ def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
               help="A table option of the game (repeatable), e.g. --option exodite=true.")
 @click.option("--level", default="random", show_default=True, callback=parse_level,
               metavar="LEVEL", help=f"The bots' level: {LEVEL_RULE}.")
-def simulate(game_type: str, games: int, players: int | None, seed: str, jobs: int,
+def simulate(game_type: str, games: int, players: int | None, seed: str, first: int, jobs: int,
              batch: int, option_pairs: tuple[str, ...], level: Level) -> None:
     """Play bot-only games through the use cases and report errors, wins and speed.
 
@@ -217,7 +222,7 @@ def simulate(game_type: str, games: int, players: int | None, seed: str, jobs: i
         pool = stack.enter_context(
             multiprocessing.get_context("fork").Pool(jobs, _start_worker, (url,))
         )
-        tallies = [run_count(pool, game.id, count, games, seed, batch, options, level)
+        tallies = [run_count(pool, game.id, count, games, seed, batch, options, level, first)
                    for count in counts]
     report(tallies)
     if any(t.errors for t in tallies):
@@ -226,12 +231,13 @@ def simulate(game_type: str, games: int, players: int | None, seed: str, jobs: i
 
 def run_count(pool: multiprocessing.pool.Pool, game_type: str, count: int, games: int,
               seed: str, batch: int = 1, options: dict[str, Any] | None = None,
-              level: Level = RANDOM) -> Tally:
+              level: Level = RANDOM, first: int = 0) -> Tally:
+    """Play games `first` to `first + games - 1` at `count` players on `pool`."""
     tally = Tally(players=count)
     started = time.perf_counter()
     tasks: Iterator[Task] = (
         (game_type, count, seed, index, batch, options or {}, level.id)
-        for index in range(games)
+        for index in range(first, first + games)
     )
     outcomes = pool.imap_unordered(_play_indexed, tasks)
     for outcome in tqdm(outcomes, total=games, desc=f"{count} players", unit="game"):

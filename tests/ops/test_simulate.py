@@ -5,8 +5,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+from cli.simulate import Outcome, run_count
 from events.application.meeple import Meeple
 
 BIN = Path(sys.executable).parent
@@ -87,3 +90,34 @@ def test_simulate_refuses_a_level_that_does_not_exist() -> None:
                               capture_output=True, text=True, timeout=60, check=False)
         assert done.returncode == 2 and "--level" in done.stderr and said in done.stderr, (
             done.stderr)
+
+
+class RecordingPool:
+    """A pool that plays nothing: it records the games it is given and reports each one
+    finished without a move."""
+
+    def __init__(self) -> None:
+        self.indexes: list[int] = []
+
+    def imap_unordered(self, play: object, tasks: Iterator[tuple[Any, ...]]
+                       ) -> Iterator[Outcome]:
+        for task in tasks:
+            self.indexes.append(task[3])
+            yield Outcome(moves=0)
+
+
+def test_a_long_run_is_played_in_parts_from_first() -> None:
+    """`--first 1000 --games 3` plays games 1000 to 1002: with --first 0 and --first 1000 a
+    run of 2,000 games can be played in two parts, the bots' choices of each game the same."""
+    pool = RecordingPool()
+    tally = run_count(pool, "trappist-one", 2, 3, "simulate", first=1000)  # type: ignore[arg-type]
+    assert pool.indexes == [1000, 1001, 1002]
+    assert (tally.games, tally.finished) == (3, 3)
+    assert run_count(RecordingPool(), "trappist-one", 2, 2, "simulate").games == 2
+
+
+def test_simulate_refuses_a_negative_first_game() -> None:
+    done = subprocess.run([str(BIN / "meeple"), "simulate", "trajan", "--first", "-1"],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2
+    assert "--first" in done.stderr
