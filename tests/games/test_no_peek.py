@@ -24,9 +24,9 @@ On each pair, for that seat:
   the same search as a probe (`PROBE`): 8 iterations, each with random moves to the end or
   200 moves, no greedy prior. The levels' search stops at the evaluation, which looks at
   what the seat can see, so a hidden card seldom decides its move (a peeking ismcts-60it
-  played the same moves on all 16 twins of Trappist One and of Trajan); the probe's playouts
-  meet the hidden cards (draws, the others' hands), so a peeking probe differs on several
-  twins of every game.
+  differs on one of the 16 twins of Trappist One and of Trajan); the probe's playouts meet
+  the hidden cards (draws, the others' hands), so a peeking probe differs on 6 to 9 of the
+  16 twins of every game.
 
 The mutation test runs the same move check with a peeking bot, whose game hands the search
 the true state instead of a determinization: on at least one pair of every game it plays a
