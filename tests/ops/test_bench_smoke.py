@@ -1,4 +1,5 @@
-"""bench/moves.py end to end at a tiny size, so API changes that break it show up in CI.
+"""bench/moves.py and bench/agreement.py end to end at a tiny size, so changes that break them
+show up in CI.
 
 Not a timed test: it only checks that every phase ran without errors.
 """
@@ -26,3 +27,18 @@ def test_moves_benchmark_runs_clean_at_a_tiny_size() -> None:
         line = next(line for line in lines if line.startswith(phase))
         assert count in line and "errors: none" in line, done.stdout
     assert any(line.startswith("move_rps / healthz_rps") for line in lines)
+
+
+def test_the_agreement_tool_compares_the_search_with_greedy_along_a_game() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.agreement", "--game", "trappist-one", "--iterations", "5"],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=180,
+    )
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    summary = next(line for line in lines if "the search agrees with greedy on" in line)
+    choices = int(summary.split()[0])
+    assert choices > 20  # a whole game's choices
+    rows = lines[lines.index(next(line for line in lines if line.startswith("kind"))) + 1:]
+    assert sum(int(row.split()[1]) for row in rows if row.strip()) == choices
