@@ -10,7 +10,9 @@ base or expert: planets controlled, satellites, stations, cargo ships, the scrap
 majorities as they stand now, stargold breaking their ties) plus what is still to come in the
 seat's own turns left:
 - stargold, while the seat still has a buying phase to spend it in (investment cards cost
-  1 to 2 stargold per dominion point), and the stargold its turns will still bring: Lux,
+  1 to 2 stargold per dominion point), counting a shipment under way at what it has
+  produced and can still produce (paid only at its end), and the stargold its turns will
+  still bring: Lux,
   `benefit_stargold` cards, and a shipment's production (one stargold per factory produced
   with, up to the loading capacity);
 - the planet it is completing: that planet's dominion points times the chance of building
@@ -42,6 +44,7 @@ from games.trappist_one.board import (
     abilities,
     capacity_bonus,
     controls,
+    factories_of,
     factory_total,
 )
 from games.trappist_one.rules import breakdowns, score
@@ -123,7 +126,7 @@ def forecast(state: State) -> tuple[list[float], list[float]]:
     later = []
     for seat, player in enumerate(state["seats"]):
         own = turns[seat]
-        gold = int(player["stargold"])
+        gold = int(player["stargold"]) + _shipment_gold(state, seat)
         points = TIE * gold
         if own >= 1.0 or (own > 0.0 and state["phase"] in ("benefit", "buying")):
             points += GOLD_VALUE * gold  # still a buying phase to spend it in
@@ -135,6 +138,21 @@ def forecast(state: State) -> tuple[list[float], list[float]]:
         points += _planets(player, own)
         later.append(points)
     return now, later
+
+
+def _shipment_gold(state: State, seat: int) -> int:
+    """The stargold of the seat's shipment under way, paid at its end: what it has produced
+    and what its hand and factories can still produce up to the loading capacity. Without
+    it, a shipment's value showed only at its last move, so a search that sees a few moves
+    ahead found calling a ship worth nothing, and greedy ended shipments after one card."""
+    ship = state["shipment"]
+    if ship is None or seat != int(state["active"]):
+        return 0
+    player, produced = state["seats"][seat], ship["produced"]
+    done = sum(produced.values())
+    more = sum(min(int(player["hand"][r]), factories_of(player, r) - produced[r])
+               for r in produced)
+    return done + max(0, min(int(ship["capacity"]) - done, more))
 
 
 def _planets(player: dict[str, Any], own: float) -> float:
