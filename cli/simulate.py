@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import signal
 import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from statistics import mean, median
 from typing import Any
@@ -42,6 +43,7 @@ class Outcome:
     end: str | None = None  # how the game ended, when its score sheet says ("end")
     totals: tuple[int, ...] = ()  # every seat's final points
     figures: tuple[tuple[str, float], ...] = ()  # the sheet's own numbers ("rounds": 16)
+    index: int = -1  # the game's number in the run (its bots' choices come from it)
 
 
 @dataclass
@@ -56,9 +58,14 @@ class Tally:
     totals: list[int] = field(default_factory=list)
     figures: dict[str, list[float]] = field(default_factory=dict)
     seconds: float = 0.0
+    first: int = 0  # the number of the run's first game
+    planned: int = 0  # the games the run was asked for
+    played: set[int] = field(default_factory=set)  # the numbers of the games played
+    interrupted: bool = False  # stopped (Ctrl-C, SIGTERM) before every game was played
 
     def add(self, outcome: Outcome) -> None:
         self.games += 1
+        self.played.add(outcome.index)
         self.moves += outcome.moves
         if outcome.error:
             self.errors.append(outcome.error)
@@ -70,6 +77,15 @@ class Tally:
             self.totals += outcome.totals
             for name, value in outcome.figures:
                 self.figures.setdefault(name, []).append(value)
+
+    def played_through(self) -> int:
+        """The number after the last of the games played without a gap from `first`: a run
+        stopped part way goes on from there with --first (with several jobs a few games
+        after it may have been played too)."""
+        number = self.first
+        while number in self.played:
+            number += 1
+        return number
 
 
 def play_one(app: Meeple, game_type: str, players: int, rng: Rng, batch: int = 1,
@@ -143,6 +159,9 @@ _app: Meeple | None = None
 
 def _start_worker(url: str) -> None:
     global _app
+    # Stopping is the parent's job: it reports the games played, then ends the pool.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _app = Meeple(redis.Redis.from_url(url))
 
 
@@ -153,7 +172,8 @@ def _play_indexed(task: Task) -> Outcome:
     game_type, players, seed, index, batch, options, level = task
     assert _app is not None
     rng = Rng(seed.encode(), players * 1_000_000 + index)
-    return play_one(_app, game_type, players, rng, batch, options, Level.parse(level))
+    outcome = play_one(_app, game_type, players, rng, batch, options, Level.parse(level))
+    return replace(outcome, index=index)
 
 
 def parse_level(ctx: click.Context, param: click.Parameter, value: str) -> Level:
@@ -202,7 +222,8 @@ def simulate(game_type: str, games: int, players: int | None, seed: str, first: 
     """Play bot-only games through the use cases and report errors, wins and speed.
 
     Uses MEEPLE_REDIS_URL when set; otherwise a throw-away redis-server in a
-    temporary folder.
+    temporary folder. Stopped part way (Ctrl-C or SIGTERM), it reports the games played so
+    far and where to go on from (--first), and exits with 130.
     """
     game = Meeple.game_type(game_type)
     options = parse_options(option_pairs)
@@ -217,31 +238,48 @@ def simulate(game_type: str, games: int, players: int | None, seed: str, first: 
             f"{game.title} is for {game.min_players} to {game.max_players} players",
             param_hint="--players",
         )
+    signal.signal(signal.SIGTERM, _stop)
+    tallies: list[Tally] = []
     with ExitStack() as stack:
         url = os.environ.get("MEEPLE_REDIS_URL") or _throwaway_redis(stack)
         pool = stack.enter_context(
             multiprocessing.get_context("fork").Pool(jobs, _start_worker, (url,))
         )
-        tallies = [run_count(pool, game.id, count, games, seed, batch, options, level, first)
-                   for count in counts]
+        for count in counts:
+            tallies.append(run_count(pool, game.id, count, games, seed, batch, options, level,
+                                     first))
+            if tallies[-1].interrupted:
+                break
     report(tallies)
     if any(t.errors for t in tallies):
         raise SystemExit(1)
+    if any(t.interrupted for t in tallies):
+        raise SystemExit(130)
+
+
+def _stop(signum: int, frame: object) -> None:
+    """SIGTERM stops a run as Ctrl-C does: with a report of what was played."""
+    raise KeyboardInterrupt
 
 
 def run_count(pool: multiprocessing.pool.Pool, game_type: str, count: int, games: int,
               seed: str, batch: int = 1, options: dict[str, Any] | None = None,
               level: Level = RANDOM, first: int = 0) -> Tally:
     """Play games `first` to `first + games - 1` at `count` players on `pool`."""
-    tally = Tally(players=count)
+    tally = Tally(players=count, first=first, planned=games)
     started = time.perf_counter()
     tasks: Iterator[Task] = (
         (game_type, count, seed, index, batch, options or {}, level.id)
         for index in range(first, first + games)
     )
     outcomes = pool.imap_unordered(_play_indexed, tasks)
-    for outcome in tqdm(outcomes, total=games, desc=f"{count} players", unit="game"):
-        tally.add(outcome)
+    try:
+        for outcome in tqdm(outcomes, total=games, desc=f"{count} players", unit="game"):
+            tally.add(outcome)
+    except KeyboardInterrupt:
+        # The games under way stop with the pool: each move is atomic, an unfinished game
+        # stays as it was left, and only the games played are reported.
+        tally.interrupted = True
     tally.seconds = time.perf_counter() - started
     return tally
 
@@ -259,6 +297,11 @@ def report(tallies: list[Tally]) -> None:
                    f"  {wins}")
         for error in t.errors[:10]:
             click.echo(f"  error: {error}", err=True)
+        if t.interrupted:
+            through, end = t.played_through(), t.first + t.planned
+            click.echo(f"{t.players} players: stopped after {t.games} of {t.planned} games; "
+                       f"games {t.first} to {through - 1} all played. To play the rest: "
+                       f"--first {through} --games {end - through}")
     for t in tallies:
         if t.totals:
             points = sorted(t.totals)

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import os
+import re
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from cli.simulate import Outcome, run_count
 from events.application.meeple import Meeple
@@ -121,3 +126,39 @@ def test_simulate_refuses_a_negative_first_game() -> None:
                           capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 2
     assert "--first" in done.stderr
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_a_stopped_run_reports_the_games_played_and_where_to_go_on(
+        stop: signal.Signals, tmp_path: Path) -> None:
+    """Ctrl-C (or SIGTERM, as a supervisor stops it) part way through a long run: the games
+    played so far are reported, with the --first to play the rest from, and the exit code is
+    130; nothing waits for the games not yet played."""
+    progress = tmp_path / "progress"
+    with progress.open("w") as bar:
+        run = subprocess.Popen(
+            [str(BIN / "meeple"), "simulate", "asking-for-trobils", "--games", "2000",
+             "--players", "2", "--jobs", "2", "--first", "100"],
+            stdout=subprocess.PIPE, stderr=bar, text=True)
+        try:
+            deadline = time.monotonic() + 120
+            while not re.search(r"([3-9]|\d\d+)/2000", progress.read_text()):
+                assert time.monotonic() < deadline, progress.read_text()[-500:]
+                assert run.poll() is None, progress.read_text()[-2000:]
+                time.sleep(0.2)
+            run.send_signal(stop)
+            out, _ = run.communicate(timeout=60)
+        finally:
+            run.kill()
+    assert run.returncode == 130, out
+    lines = out.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.split()[:1] == ["players"])
+    players, games, finished, _moves, errors = (int(x) for x in lines[at + 1].split()[:5])
+    assert (players, errors) == (2, 0) and 3 <= games < 2000 and finished == games
+    stopped = re.search(r"stopped after (\d+) of 2000 games; games 100 to (\d+) all played\. "
+                        r"To play the rest: --first (\d+) --games (\d+)", out)
+    assert stopped, out
+    assert int(stopped[1]) == games
+    through = int(stopped[2]) + 1
+    assert 100 + games - 2 <= through <= 100 + games  # two jobs: one game may be missing
+    assert (int(stopped[3]), int(stopped[4])) == (through, 2100 - through)
