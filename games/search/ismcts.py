@@ -9,10 +9,18 @@ one-ply value (heuristic initialisation). Then every iteration
 2. selects down the tree, among the children whose moves are legal in that world, by UCB1 with
    availability counts (a child's `available` counts the iterations it was legal in, and
    stands in for its parent's visits);
-3. expands one untried move, plays at most `depth` random legal moves after it (none by
-   default), and scores the end: the rank rewards of `game.score` if the game is over, else
-   the caller's `evaluate` (one value in [0, 1] per seat);
-4. backs up: each node adds the reward of the seat whose move led into it.
+3. expands one untried move (at random), plays at most `depth` random legal moves after it
+   (none by default), and scores the end: the rank rewards of `game.score` if the game is
+   over, else the caller's `evaluate` (one value in [0, 1] per seat);
+4. backs up: each node adds the reward of the seat whose move led into it. The new leaf adds
+   that score; the nodes above it add the score of the state before the leaf's move, where
+   the tree's own choices led: a random move says little about its parent, and counting it
+   made a line whose next move is the seat's own look worse (most random moves are poor)
+   and one that hands the move to an opponent look better (its random reply is poor too).
+   In Res Publica the search drew cards instead of building a City or trading: against
+   greedy it won 0.245 of 100 games, 0.480 with the leaf's move counted for the leaf alone.
+   (Trappist One lost by it, 0.615 -> 0.445, until its evaluation counted a shipment under
+   way: since, 0.555 -> 0.565; bench/README.md, sessions 15 and 16.)
 
 A node is the sequence of (seat, move id) edges from the root; opponents' moves are edges
 too (single observer: they are treated as seen, the paper's SO-ISMCTS). With several actors
@@ -267,13 +275,18 @@ class _Search:
         self.root = _Node(None)
 
     def iterate(self, world: _World) -> None:
-        path = self._descend(world)
+        path, before = self._descend(world)
         self._playout(world)
         rewards = _rewards(self.game, world.state, self.evaluate)
+        # The new leaf's move was drawn at random: it is the leaf's value alone. The nodes
+        # above it are valued where the tree's own choices led (before that move), else a
+        # random own move would drag a line down and a random opponent's move lift it.
+        above = (rewards if before is None or len(path) == 2
+                 else _rewards(self.game, before, self.evaluate))
         for node in path:
             node.visits += 1
             if node.seat is not None:
-                node.total += rewards[node.seat]
+                node.total += (rewards if node is path[-1] else above)[node.seat]
 
     def seed_root(self, values: list[float], visits: int) -> None:
         """Start each root move with `visits` visits at `values` (its greedy value): the
@@ -301,19 +314,24 @@ class _Search:
                 for m in self.moves]
         return self.moves[keys.index(max(keys))]
 
-    def _descend(self, world: _World) -> list[_Node]:
-        """Selection and expansion: the path from the root to the new (or a terminal) node."""
+    def _descend(self, world: _World) -> tuple[list[_Node], State | None]:
+        """Selection and expansion: the path from the root to the new (or a terminal) node,
+        and the state before the new node's move (None if no node was new: the game ended
+        in the tree)."""
         node, path = self.root, [self.root]
         seat: Seat | None = self.seat
         moves = self.moves  # the root's moves are the observer's own: the same in every world
         while seat is not None:
+            before = world.state
             node, move, new = self._step(node, seat, moves, world.rng)
             world.play(seat, move)
             path.append(node)
-            seat = None if new else world.mover()
+            if new:
+                return path, before
+            seat = world.mover()
             if seat is not None:
                 moves = bot_moves(self.game, world.state, seat)
-        return path
+        return path, None
 
     def _step(self, node: _Node, seat: Seat, moves: list[Move], rng: Rng
               ) -> tuple[_Node, Move, bool]:

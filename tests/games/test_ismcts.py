@@ -109,6 +109,61 @@ def duel_value(state: State) -> list[float]:
     return [beaten, 1.0 - beaten]
 
 
+# -- Errand: a sure win by one's own next move, or a sure loss by handing the move over -------
+
+
+class Errand(Duel):
+    """Seat 0 chooses to `stay` or to `pass`. After `stay` it moves again: one of ten moves
+    wins (`win`), nine lose. After `pass` seat 1 moves: one of ten moves wins for seat 1
+    (`hold`), nine hand seat 0 the game. Staying is a sure win, passing a sure loss; but a
+    random move after `stay` mostly loses, and a random move after `pass` mostly wins."""
+
+    id = "test-errand"
+    title = "Errand"
+
+    def setup(self, players: int, options: dict[str, Any], rng: Rng) -> State:
+        return {"phase": "choose", "winner": None}
+
+    def actors(self, state: State) -> set[Seat]:
+        return {"choose": {0}, "stay": {0}, "pass": {1}}.get(state["phase"], set())
+
+    def legal_moves(self, state: State, seat: Seat) -> list[Move]:
+        if seat not in self.actors(state):
+            return []
+        ids = {"choose": ["stay", "pass"],
+               "stay": ["win"] + [f"slip:{k}" for k in range(9)],
+               "pass": ["hold"] + [f"drop:{k}" for k in range(9)]}[state["phase"]]
+        return [{"id": i, "label": i} for i in ids]
+
+    def play(self, state: State, seat: Seat, move: Move, rng: Rng) -> tuple[State, list[Fact]]:
+        played = find_move(self.legal_moves(state, seat), move)["id"]
+        if state["phase"] == "choose":
+            return {"phase": played, "winner": None}, []
+        wins = played in ("win", "hold")
+        return {"phase": "over", "winner": seat if wins else 1 - seat}, []
+
+    def is_over(self, state: State) -> bool:
+        return bool(state["phase"] == "over")
+
+    def score(self, state: State) -> ScoreSheet:
+        winner = state["winner"]
+        seats: list[dict[str, Any]] = [
+            {"seat": s, "total": int(s == winner), "breakdown": {}, "rank": 1 if s == winner else 2}
+            for s in (0, 1)]
+        return {"ranking": [winner, 1 - winner], "seats": seats}
+
+    def determinize(self, state: State, seat: Seat, rng: Rng) -> State:
+        return copy.deepcopy(state)  # nothing is hidden
+
+
+ERRAND = Errand()
+
+
+def even(state: State) -> list[float]:
+    """Knows nothing: every unfinished state is even."""
+    return [0.5, 0.5]
+
+
 # -- High Card (tests/games/toy_game.py) -------------------------------------------------------
 
 
@@ -199,6 +254,16 @@ def test_choose_answers_to_win_when_it_can() -> None:
              "played": [5, None]}
     move = choose(DUEL, state, 1, Rng(b"search", 1), Budget(iterations=50), duel_value)
     assert move["id"] == "play:7"
+
+
+def test_a_random_leaf_move_counts_for_the_leaf_alone() -> None:
+    """A new leaf's move is drawn at random: the nodes above it are valued before that move.
+    Were it counted above, Errand's `stay` would look lost (nine of its ten moves lose) and
+    `pass` won (nine of the opponent's ten), until every such move had been tried."""
+    state = ERRAND.setup(2, {}, Rng(b"errand", 0))
+    for k in range(8):
+        move = choose(ERRAND, state, 0, Rng(b"errand", k), Budget(iterations=40), even)
+        assert move["id"] == "stay", k
 
 
 def test_greedy_breaks_ties_at_random() -> None:
