@@ -19,8 +19,8 @@ one-ply value (heuristic initialisation). Then every iteration
    and one that hands the move to an opponent look better (its random reply is poor too).
    In Res Publica the search drew cards instead of building a City or trading: against
    greedy it won 0.245 of 100 games, 0.480 with the leaf's move counted for the leaf alone.
-   (Trappist One lost by it, 0.615 -> 0.445, until its evaluation counted a shipment under
-   way: since, 0.555 -> 0.565; bench/README.md, sessions 15 and 16.)
+   Trappist One loses by it: 0.615 -> 0.445 in session 15, 0.555 -> 0.485 since its
+   evaluation counts a shipment under way (bench/README.md, sessions 15 and 16).
 
 A node is the sequence of (seat, move id) edges from the root; opponents' moves are edges
 too (single observer: they are treated as seen, the paper's SO-ISMCTS). With several actors
