@@ -144,7 +144,7 @@ def _shipment_gold(state: State, seat: int) -> int:
     """The stargold of the seat's shipment under way, paid at its end: what it has produced
     and what its hand and factories can still produce up to the loading capacity. Without
     it, a shipment's value showed only at its last move, so a search that sees a few moves
-    ahead found calling a ship worth nothing, and greedy ended shipments after one card."""
+    ahead found calling a ship worth little, and greedy often ended a shipment at once."""
     ship = state["shipment"]
     if ship is None or seat != int(state["active"]):
         return 0
