@@ -25,12 +25,15 @@ from events.accounts.players import Player, bot_player
 from events.application.meeple import Meeple
 from events.domain.table import Status, Table
 from events.exceptions import MeepleError
+from events.records.record import record_header
 from games.bots import LEVEL_RULE, RANDOM, Level, bot_move
 from games.information import ends_batch
 from games.rng import Rng
 
 HOST = Player("p_simulator", "simulator")
 MOVE_LIMIT = 50_000  # a game longer than this counts as an error (it would never end)
+ERRORS_DIR = "simulate-errors"
+ERROR_FORMAT = "meeple-simulate-error/1"
 
 
 @dataclass(frozen=True)
@@ -89,21 +92,29 @@ class Tally:
 
 
 def play_one(app: Meeple, game_type: str, players: int, rng: Rng, batch: int = 1,
-             options: dict[str, Any] | None = None, level: Level = RANDOM) -> Outcome:
-    """A game of `players` bots of `level` through the use cases, `batch` moves per call."""
+             options: dict[str, Any] | None = None, level: Level = RANDOM,
+             errors_dir: Path | None = None) -> Outcome:
+    """A game of `players` bots of `level` through the use cases, `batch` moves per call.
+    A game that fails is written to `errors_dir` (`keep_failed_game`), if given."""
     table = app.create_game(HOST, game_type, players, options=options or {},
                             bots=[{"seat": s, "level": level.id} for s in range(players)],
                             join=False)
     moves = 0
+    error = None
     try:
-        while table.status is not Status.ENDED:
+        while table.status is not Status.ENDED and error is None:
             if moves >= MOVE_LIMIT:
-                return Outcome(moves, error=f"{table.id}: no end after {MOVE_LIMIT} moves")
+                error = f"{table.id}: no end after {MOVE_LIMIT} moves"
+                break
             before = table.version
             table = play_bot_moves(app, table, rng, batch, level)
             moves += table.version - before - (2 if table.status is Status.ENDED else 0)
-    except (MeepleError, ValueError) as error:
-        return Outcome(moves, error=f"{table.id} at version {table.version}: {error!r}")
+    except (MeepleError, ValueError) as failure:
+        error = f"{table.id} at version {table.version}: {failure!r}"
+    if error is not None:
+        if errors_dir is not None:
+            error += f" (kept in {keep_failed_game(app, table, error, errors_dir)})"
+        return Outcome(moves, error=error)
     assert table.result is not None
     winners = tuple(row["seat"] for row in table.result["seats"] if row["rank"] == 1)
     end = table.result.get("end")
@@ -152,6 +163,24 @@ def play_bot_moves(app: Meeple, table: Table, rng: Rng, batch: int,
     return app.play_moves(player, table.id, planned, table.version, seat_named).table
 
 
+def keep_failed_game(app: Meeple, table: Table, error: str, folder: Path) -> Path:
+    """Write a failed game, its seed included, to `folder`/<game id>.json, so that it can be
+    rebuilt and looked into (`meeple simulate` is a server-side tool: its games have no
+    players whose secrets the seed would give away). The events and seed are laid out as in a
+    record (`events.records.record`), so cli.replay.Replay rebuilds every version of it."""
+    seed = app.store.get_seed(table.id)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{table.id}.json"
+    path.write_text(json.dumps({
+        "format": ERROR_FORMAT,
+        "error": error,
+        "game": record_header(table),
+        "seed": seed.hex() if seed is not None else None,
+        "events": app.events(table.id),
+    }))
+    return path
+
+
 # --- one worker process per --jobs --------------------------------------------
 
 _app: Meeple | None = None
@@ -165,14 +194,17 @@ def _start_worker(url: str) -> None:
     _app = Meeple(redis.Redis.from_url(url))
 
 
-Task = tuple[str, int, str, int, int, dict[str, Any], str]
+Task = tuple[str, int, str, int, int, dict[str, Any], str, str]
 
 
 def _play_indexed(task: Task) -> Outcome:
-    game_type, players, seed, index, batch, options, level = task
+    game_type, players, seed, index, batch, options, level, errors_dir = task
     assert _app is not None
     rng = Rng(seed.encode(), players * 1_000_000 + index)
-    outcome = play_one(_app, game_type, players, rng, batch, options, Level.parse(level))
+    outcome = play_one(_app, game_type, players, rng, batch, options, Level.parse(level),
+                       Path(errors_dir))
+    if outcome.error is not None:
+        outcome = replace(outcome, error=f"game {index}: {outcome.error}")
     return replace(outcome, index=index)
 
 
@@ -217,8 +249,11 @@ def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
               help="A table option of the game (repeatable), e.g. --option exodite=true.")
 @click.option("--level", default="random", show_default=True, callback=parse_level,
               metavar="LEVEL", help=f"The bots' level: {LEVEL_RULE}.")
+@click.option("--errors-dir", default=ERRORS_DIR, show_default=True,
+              type=click.Path(file_okay=False, path_type=Path),
+              help="Where a game that fails is written (events and seed), to look into.")
 def simulate(game_type: str, games: int, players: int | None, seed: str, first: int, jobs: int,
-             batch: int, option_pairs: tuple[str, ...], level: Level) -> None:
+             batch: int, option_pairs: tuple[str, ...], level: Level, errors_dir: Path) -> None:
     """Play bot-only games through the use cases and report errors, wins and speed.
 
     Uses MEEPLE_REDIS_URL when set; otherwise a throw-away redis-server in a
@@ -247,7 +282,7 @@ def simulate(game_type: str, games: int, players: int | None, seed: str, first: 
         )
         for count in counts:
             tallies.append(run_count(pool, game.id, count, games, seed, batch, options, level,
-                                     first))
+                                     first, errors_dir))
             if tallies[-1].interrupted:
                 break
     report(tallies)
@@ -264,12 +299,14 @@ def _stop(signum: int, frame: object) -> None:
 
 def run_count(pool: multiprocessing.pool.Pool, game_type: str, count: int, games: int,
               seed: str, batch: int = 1, options: dict[str, Any] | None = None,
-              level: Level = RANDOM, first: int = 0) -> Tally:
-    """Play games `first` to `first + games - 1` at `count` players on `pool`."""
+              level: Level = RANDOM, first: int = 0, errors_dir: Path = Path(ERRORS_DIR)
+              ) -> Tally:
+    """Play games `first` to `first + games - 1` at `count` players on `pool`; a game that
+    fails is written to `errors_dir`."""
     tally = Tally(players=count, first=first, planned=games)
     started = time.perf_counter()
     tasks: Iterator[Task] = (
-        (game_type, count, seed, index, batch, options or {}, level.id)
+        (game_type, count, seed, index, batch, options or {}, level.id, str(errors_dir))
         for index in range(first, first + games)
     )
     outcomes = pool.imap_unordered(_play_indexed, tasks)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -162,3 +163,28 @@ def test_a_stopped_run_reports_the_games_played_and_where_to_go_on(
     through = int(stopped[2]) + 1
     assert 100 + games - 2 <= through <= 100 + games  # two jobs: one game may be missing
     assert (int(stopped[3]), int(stopped[4])) == (through, 2100 - through)
+
+
+def test_a_game_that_does_not_end_is_kept_to_be_looked_into(redis_client, monkeypatch,
+                                                            tmp_path: Path) -> None:
+    """A failed game is written with its seed and events, so that every version of it can be
+    rebuilt (a greedy Asking for Trobils game once ran past the move limit, and nothing of it
+    was left to look at)."""
+    from cli import simulate
+    from cli.replay import Replay
+    from games.rng import Rng
+
+    monkeypatch.setattr(simulate, "MOVE_LIMIT", 30)
+    outcome = simulate.play_one(Meeple(redis_client), "trajan", 2, Rng(b"s", 1),
+                                errors_dir=tmp_path)
+    assert outcome.error is not None and "no end after 30 moves" in outcome.error
+    [kept] = list(tmp_path.iterdir())
+    assert str(kept) in outcome.error
+    dump = json.loads(kept.read_text())
+    assert dump["format"] == "meeple-simulate-error/1" and dump["error"] in outcome.error
+    assert [e["v"] for e in dump["events"]] == list(range(1, len(dump["events"]) + 1))
+    assert len(dump["events"]) > 30 and dump["game"]["type"] == "trajan"
+    # The seed is the game's: rebuilding from it reaches the state the store holds.
+    replay = Replay(dump)
+    table = Meeple(redis_client).load(dump["game"]["id"])
+    assert replay.tables[-1].state == table.state and replay.last == table.version
