@@ -33,7 +33,13 @@ A seat in the middle of a visit that asks it to choose (Paradise, the MegaFactor
 the Merchant, a Bounty Hunter) is valued as if it had made its best choice: the Trobil worth
 most points it can pay for (`settled`), the exchange that leaves its resources worth most
 (`choose_best`). Without that a one-move lookahead (the `greedy` bot) sees no gain in going
-there, only in the locations that give resources on arrival, and gathers for ever.
+there, only in the locations that give resources on arrival, and gathers for ever. When that
+capture would end the game (the last Trobil, only Cities left to come), the seat knows the
+final score instead of a projection (`ended_by_capture`): it takes the Trobil if it does as
+well by ending the game as by passing, and passes otherwise. Valued by the projection, such a
+state had a seat that would win by ending the game never go to Paradise (the projection
+counts a hoard for less than the Cities pay for it at the end), while the seat behind went
+there and passed, turn after turn: a greedy game ran past 50,000 moves.
 
 The projected totals become standings under a normal noise model: seat a finishes ahead of
 seat b with probability Phi((a - b) / (s * sqrt 2)), where the spread s grows with the square
@@ -48,7 +54,13 @@ from functools import cache, lru_cache
 from math import exp
 from typing import NamedTuple
 
-from games.asking_for_trobils.board import Player, can_pay, connection_count, ship_total
+from games.asking_for_trobils.board import (
+    Player,
+    can_pay,
+    connection_count,
+    copy_state,
+    ship_total,
+)
 from games.asking_for_trobils.cards import (
     CITIES,
     LOCATIONS,
@@ -58,9 +70,12 @@ from games.asking_for_trobils.cards import (
     is_city,
     points,
 )
+from games.asking_for_trobils.locations import play_capture
 from games.asking_for_trobils.scoring import score, trobil_points
+from games.asking_for_trobils.turn import PASS
 from games.asking_for_trobils.view import cities_to_come
 from games.contract import State
+from games.rng import Rng
 from games.standings import count_spread, final_standing, projected_standing
 
 # The final totals' uncertainty: SPREAD * sqrt(the mean of the points still to come) points,
@@ -95,8 +110,44 @@ KEPT = 0.25
 def evaluate(state: State) -> list[float]:
     if state["phase"] == "over":
         return final_standing(score(state))
+    ended = ended_by_capture(state)
+    if ended is not None:
+        at_end, passing = final_standing(score(ended)), _projected(_passed(state))
+        seat = int(state["active"])
+        return at_end if at_end[seat] >= passing[seat] else passing
+    return _projected(state)
+
+
+def _projected(state: State) -> list[float]:
     now, later = forecast(state)
     return projected_standing(now, later, spread(later))
+
+
+def ended_by_capture(state: State) -> State | None:
+    """The state once the seat at Paradise has taken the Trobil `settled` assumes it takes,
+    if that ends the game ("Once all cards are City Cards, the game immediately ends."); else
+    None. The card that replaces it is the deck's next, as the rules draw it."""
+    if state["phase"] != "capture":
+        return None
+    _, display = settled(state)
+    if len(display) == len(state["display"]):
+        return None  # nothing it can pay for
+    deck = state["deck"]
+    if any(not is_city(card) for card in display) or (deck and not is_city(deck[-1])):
+        return None
+    taken = next(card for card in state["display"] if card not in display)
+    ended = copy_state(state)
+    play_capture(ended, int(state["active"]), {"kind": "trobil", "card": taken}, _NO_DRAW)
+    return ended
+
+
+def _passed(state: State) -> State:
+    after = copy_state(state)
+    play_capture(after, int(after["active"]), PASS, _NO_DRAW)
+    return after
+
+
+_NO_DRAW = Rng(b"a capture draws nothing at random", 0)  # the deck's order is in the state
 
 
 def spread(later: list[float]) -> float:

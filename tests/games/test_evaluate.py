@@ -18,10 +18,12 @@ import copy
 import json
 import random
 from functools import cache
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import pytest
 
+from games.bots import Level, bot_move, bot_rng
 from games.contract import Game, State
 from games.registry import GAMES, RULES
 from games.rng import Rng
@@ -259,14 +261,16 @@ def test_trobils_greedy_captures_what_it_can_pay_for(players: int) -> None:
 TROBILS_MOVE_BOUND = 2_000  # random games take about 650 to 1,550 moves; bot games far fewer
 
 
-@pytest.mark.parametrize(("players", "seed"), [(2, b"end/1"), (2, b"end/2"), (7, b"end/1"),
-                                               (7, b"end/2")])
+@pytest.mark.parametrize(("players", "seed"), [
+    (2, b"end/1"), (2, b"end/2"), (7, b"end/1"), (7, b"end/2"),
+    # a greedy game that never ended: the seat that would win by ending it did not
+    pytest.param(2, bytes.fromhex("8cf46d33a55ed208cee11701aee262d6"), id="2-stalled"),
+])
 def test_trobils_greedy_games_end(players: int, seed: bytes) -> None:
     """Greedy bots in every seat play a game to its end within the bound, as bench/ai.py
     plays one (the lowest actor moves; a single legal move is played without asking the bot).
     Greedy bots once bumped each other on Planet Pomi for ever, piling up Carrots."""
     from games.asking_for_trobils.cards import CITIES
-    from games.bots import Level, bot_move, bot_rng
 
     game = GAMES["asking-for-trobils"]
     level = Level.parse("greedy")
@@ -281,6 +285,35 @@ def test_trobils_greedy_games_end(players: int, seed: bytes) -> None:
         state, _ = game.play(state, seat, move, Rng(seed, ply + 1))
     assert game.is_over(state), f"no end after {TROBILS_MOVE_BOUND} moves"
     assert all(card in CITIES for card in state["display"]), state["display"]
+
+
+DATA = Path(__file__).parent / "data"
+
+
+def test_trobils_the_seat_that_wins_by_ending_the_game_ends_it() -> None:
+    """"The game ends when all City Cards have been revealed." A state from a greedy game that
+    ran past 50,000 moves (`meeple simulate`, 2 players; found again with bench/ai.py, seed
+    8cf46d33a55ed208cee11701aee262d6): one Trobil left on display, only a City in the deck.
+    Seat 1 leads on Trobil points, but seat 0's hoard pays more in City bonuses at the end.
+    Seat 1 went to Paradise and passed (taking the Trobil would end the game and lose it);
+    seat 0 never went, as the projection counted its hoard for less than the Cities pay. The
+    seat at Paradise now knows the final score when its capture would end the game, so seat 0
+    goes there and ends it, as the winner."""
+    game = GAMES["asking-for-trobils"]
+    state = json.loads((DATA / "trobils_last_trobil.json").read_text())
+    level = Level.parse("greedy")
+    moves = []
+    for ply in range(40):
+        if game.is_over(state):
+            break
+        seat = min(game.actors(state))
+        legal = game.legal_moves(state, seat)
+        move = legal[0] if len(legal) == 1 else bot_move(game, state, seat,
+                                                         bot_rng(b"stall", ply, seat), level)
+        moves.append((seat, move["id"]))
+        state, _ = game.play(state, seat, move, Rng(b"stall", ply + 1))
+    assert game.is_over(state), moves
+    assert (0, "trobil:t02") in moves and game.score(state)["ranking"][0] == 0, moves
 
 
 # --- Res Publica: a trade in progress is valued by what it may bring ----------------------------
