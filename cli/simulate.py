@@ -102,7 +102,7 @@ def play_one(app: Meeple, game_type: str, players: int, rng: Rng, batch: int = 1
     moves = 0
     error = None
     try:
-        while table.status is not Status.ENDED and error is None:
+        while table.status is not Status.ENDED:
             if moves >= MOVE_LIMIT:
                 error = f"{table.id}: no end after {MOVE_LIMIT} moves"
                 break

@@ -130,15 +130,12 @@ def ended_by_capture(state: State) -> State | None:
     if state["phase"] != "capture":
         return None
     _, display = settled(state)
-    if len(display) == len(state["display"]):
-        return None  # nothing it can pay for
-    deck = state["deck"]
-    if any(not is_city(card) for card in display) or (deck and not is_city(deck[-1])):
-        return None
-    taken = next(card for card in state["display"] if card not in display)
-    ended = copy_state(state)
-    play_capture(ended, int(state["active"]), {"kind": "trobil", "card": taken}, _NO_DRAW)
-    return ended
+    taken = [card for card in state["display"] if card not in display]
+    if not taken or any(not is_city(card) for card in display):
+        return None  # nothing it can pay for, or another Trobil stays on display
+    ended = copy_state(state)  # the rules say whether the card drawn in its place ends it
+    play_capture(ended, int(state["active"]), {"kind": "trobil", "card": taken[0]}, _NO_DRAW)
+    return ended if ended["phase"] == "over" else None
 
 
 def _passed(state: State) -> State:
