@@ -15,8 +15,8 @@ process. Two things can still delay or lose one, and both are mended here:
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
+from typing import cast
 
 import click
 import redis
@@ -24,10 +24,12 @@ import structlog
 from rq.scheduler import SCHEDULER_KEY_TEMPLATE, RQScheduler
 from rq.scripts import release_lock
 
+from cli.connections import connections
 from events.application.dispatch import RQDispatcher
 from events.application.meeple import Meeple
 from events.application.rq_processes import is_gone
 from events.exceptions import MeepleError
+from events.store.clients import Connections
 from workers.housekeeping import schedule_housekeeping
 from workers.reconcile import schedule_pass
 
@@ -37,10 +39,10 @@ log = structlog.get_logger("meeple")
 STALE_HEARTBEAT_SECONDS = 15
 
 
-def resync(client: redis.Redis) -> tuple[int, int]:
+def resync(stores: Connections) -> tuple[int, int]:
     """(games, turns) looked at: every active game with a deadline, every clock of it."""
-    dispatcher = RQDispatcher(client)
-    app = Meeple(client, dispatcher)
+    app = Meeple.connect(stores)
+    dispatcher = cast(RQDispatcher, app.dispatcher)
     games = turns = 0
     for table in app.tables_on_the_clock():
         games += 1
@@ -65,13 +67,14 @@ def reclaim_scheduler_locks(client: redis.Redis, queues: Iterable[str]) -> list[
     return freed
 
 
-def prepare_scheduler(client: redis.Redis, queues: Iterable[str]) -> None:
+def prepare_scheduler(stores: Connections, queues: Iterable[str]) -> None:
     """Before a worker starts its scheduler: free stale locks, re-schedule every deadline,
     start the reconciler's passes and the hourly housekeeping.
     A failure here is logged, not fatal: the worker and RQ's own scheduler still run."""
+    client = stores.control
     try:
         reclaim_scheduler_locks(client, queues)
-        games, turns = resync(client)
+        games, turns = resync(stores)
         # And the reconciler's passes, which find whatever a crash left undone (at once).
         schedule_pass(client, 0)
         schedule_housekeeping(client, 60)  # expiring open tables (after the start's rush)
@@ -89,8 +92,5 @@ def deadlines() -> None:
 @deadlines.command("resync")
 def resync_command() -> None:
     """Schedule again every running turn's reminder and expiry (idempotent)."""
-    url = os.environ.get("MEEPLE_REDIS_URL")
-    if not url:
-        raise click.UsageError("MEEPLE_REDIS_URL is not set")
-    games, turns = resync(redis.Redis.from_url(url))
+    games, turns = resync(connections())
     click.echo(f"{games} games on the clock, {turns} turns scheduled (existing jobs kept)")

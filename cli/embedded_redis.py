@@ -16,6 +16,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import redis
@@ -70,11 +71,14 @@ def free_port(host: str = HOST) -> int:
 class EmbeddedRedis:
     """One redis-server child process with its data and AOF under `workdir`."""
 
-    def __init__(self, workdir: Path, port: int | None = None, *, durable: bool = True) -> None:
+    def __init__(self, workdir: Path, port: int | None = None, *, durable: bool = True,
+                 extra_args: Sequence[str] = ()) -> None:
         self.workdir = workdir.resolve()
         self.port = port
         # Throw-away servers (simulations) skip the AOF: nothing there must survive.
         self.durable = durable
+        # Appended to the command line, e.g. cluster mode (cli/local_cluster.py).
+        self.extra_args = tuple(extra_args)
         self._proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -105,7 +109,7 @@ class EmbeddedRedis:
             self._proc = subprocess.Popen(
                 [str(REDIS_SERVER), "--port", str(port), "--bind", HOST,
                  "--dir", str(self.workdir), "--daemonize", "no",
-                 *(DURABLE_ARGS if self.durable else ("--save", ""))],
+                 *(DURABLE_ARGS if self.durable else ("--save", "")), *self.extra_args],
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 # Own process group: a Ctrl-C in the terminal must reach only the

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import multiprocessing
-import os
 import signal
 import tempfile
 import time
@@ -17,7 +16,6 @@ from statistics import mean, median
 from typing import Any
 
 import click
-import redis
 from tqdm import tqdm
 
 from cli.embedded_redis import EmbeddedRedis, free_port
@@ -26,6 +24,7 @@ from events.application.meeple import Meeple
 from events.domain.table import Status, Table
 from events.exceptions import MeepleError
 from events.records.record import record_header
+from events.store.clients import connect_urls, control_url, events_url
 from games.bots import LEVEL_RULE, RANDOM, Level, bot_move
 from games.information import ends_batch
 from games.rng import Rng
@@ -186,12 +185,12 @@ def keep_failed_game(app: Meeple, table: Table, error: str, folder: Path) -> Pat
 _app: Meeple | None = None
 
 
-def _start_worker(url: str) -> None:
+def _start_worker(events: str, control: str) -> None:
     global _app
     # Stopping is the parent's job: it reports the games played, then ends the pool.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    _app = Meeple(redis.Redis.from_url(url))
+    _app = Meeple.connect(connect_urls(events, control), dispatch=False)
 
 
 Task = tuple[str, int, str, int, int, dict[str, Any], str, str]
@@ -256,7 +255,8 @@ def simulate(game_type: str, games: int, players: int | None, seed: str, first: 
              batch: int, option_pairs: tuple[str, ...], level: Level, errors_dir: Path) -> None:
     """Play bot-only games through the use cases and report errors, wins and speed.
 
-    Uses MEEPLE_REDIS_URL when set; otherwise a throw-away redis-server in a
+    Uses MEEPLE_REDIS_URL (or MEEPLE_EVENTS_URL and MEEPLE_CONTROL_URL) when set;
+    otherwise a throw-away redis-server in a
     temporary folder. Stopped part way (Ctrl-C or SIGTERM), it reports the games played so
     far and where to go on from (--first), and exits with 130.
     """
@@ -276,9 +276,10 @@ def simulate(game_type: str, games: int, players: int | None, seed: str, first: 
     signal.signal(signal.SIGTERM, _stop)
     tallies: list[Tally] = []
     with ExitStack() as stack:
-        url = os.environ.get("MEEPLE_REDIS_URL") or _throwaway_redis(stack)
+        urls = ((events_url(), control_url()) if events_url() and control_url()
+                else (_throwaway_redis(stack),) * 2)
         pool = stack.enter_context(
-            multiprocessing.get_context("fork").Pool(jobs, _start_worker, (url,))
+            multiprocessing.get_context("fork").Pool(jobs, _start_worker, urls)
         )
         for count in counts:
             tallies.append(run_count(pool, game.id, count, games, seed, batch, options, level,

@@ -10,7 +10,6 @@ temporary failure (451), so that the sending server tries again later.
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import threading
 from typing import Any
@@ -20,7 +19,7 @@ import redis
 import structlog
 from aiosmtpd.controller import Controller
 
-from events.application.dispatch import RQDispatcher
+from cli.connections import connections
 from events.application.meeple import Meeple
 from events.mail.email_replies import MAX_EMAIL_BYTES, EmailReplies, RQMailer
 from events.mail.reply_tokens import LOCAL_PREFIXES, default_secret
@@ -69,12 +68,8 @@ def make_controller(host: str, port: int, replies: EmailReplies) -> Controller:
               envvar="MEEPLE_SMTPD_PORT", help="Also from MEEPLE_SMTPD_PORT.")
 def smtpd(host: str, port: int) -> None:
     """Receive replies to turn emails by SMTP and play their codes (MEEPLE_REDIS_URL)."""
-    url = os.environ.get("MEEPLE_REDIS_URL")
-    if not url:
-        raise click.UsageError("MEEPLE_REDIS_URL is not set (or use `meeple run`)")
-    client = redis.Redis.from_url(url)
-    replies = EmailReplies(Meeple(client, RQDispatcher(client)), default_secret(),
-                           RQMailer(client))
+    stores = connections()
+    replies = EmailReplies(Meeple.connect(stores), default_secret(), RQMailer(stores.control))
     controller = make_controller(host, port, replies)
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):

@@ -6,12 +6,15 @@ it takes a while; it writes nothing.
 
 from __future__ import annotations
 
-import os
 import re
 from typing import Any
 
 import click
 import redis
+from redis.cluster import RedisCluster
+
+from cli.connections import connections
+from events.store.clients import EventsClient
 
 BATCH = 500
 # (kind, pattern) in order: the first that matches names a key's kind.
@@ -44,7 +47,15 @@ def kind_of(key: str) -> str:
     return next((kind for kind, pattern in _COMPILED if pattern.fullmatch(key)), "other")
 
 
-def tally(client: redis.Redis) -> dict[str, tuple[int, int]]:
+def used_memory(client: EventsClient) -> int:
+    """The server's used_memory: the sum over a cluster's primaries."""
+    if isinstance(client, RedisCluster):
+        infos = client.info("memory", target_nodes=RedisCluster.PRIMARIES)
+        return sum(int(info["used_memory"]) for info in infos.values())
+    return int(client.info("memory")["used_memory"])
+
+
+def tally(client: EventsClient) -> dict[str, tuple[int, int]]:
     """kind -> (keys, bytes)."""
     found: dict[str, tuple[int, int]] = {}
     batch: list[bytes] = []
@@ -71,12 +82,15 @@ def tally(client: redis.Redis) -> dict[str, tuple[int, int]]:
 @click.command("stats")
 def stats() -> None:
     """Redis memory by kind of key (game streams, snapshots, lobby, RQ, ...)."""
-    url = os.environ.get("MEEPLE_REDIS_URL")
-    if not url:
-        raise click.UsageError("MEEPLE_REDIS_URL is not set")
-    client = redis.Redis.from_url(url)
+    stores = connections()
+    client = stores.control
     found = tally(client)
-    used = int(client.info("memory")["used_memory"])
+    used = used_memory(client)
+    if stores.events is not client:  # the event store apart (a cluster: every primary)
+        for kind, (keys, size) in tally(stores.events).items():
+            before = found.get(kind, (0, 0))
+            found[kind] = (before[0] + keys, before[1] + size)
+        used += used_memory(stores.events)
     total = sum(size for _, size in found.values()) or 1
     click.echo(f"{'kind':<22}{'keys':>10}{'bytes':>14}{'share':>8}")
     for kind, (keys, size) in sorted(found.items(), key=lambda item: -item[1][1]):

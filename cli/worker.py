@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import time
 
 import click
@@ -11,6 +10,7 @@ import structlog
 from rq import SimpleWorker, Worker
 from rq.worker.base import BaseWorker
 
+from cli.connections import connections
 from cli.deadlines import prepare_scheduler
 from workers.jobs import thinking_limit
 
@@ -45,7 +45,7 @@ def keeping_its_scheduler(worker_class: type[BaseWorker]) -> type[BaseWorker]:
             if scheduler is not None and self.last_cleaned_at and not (
                     process and process.is_alive()):
                 log.warning("the scheduler stopped; starting it again")
-                prepare_scheduler(self.connection, self.queue_names())
+                prepare_scheduler(connections(), self.queue_names())
             super().run_maintenance_tasks()
 
     return KeepsItsScheduler
@@ -57,16 +57,12 @@ def keeping_its_scheduler(worker_class: type[BaseWorker]) -> type[BaseWorker]:
 @click.option("--fork", is_flag=True, help="Run each job in a forked child (RQ's default).")
 @click.argument("queues", nargs=-1)
 def worker(with_scheduler: bool, burst: bool, fork: bool, queues: tuple[str, ...]) -> None:
-    """Run one RQ worker on MEEPLE_REDIS_URL (default queues: ai scoring notify)."""
-    url = os.environ.get("MEEPLE_REDIS_URL")
-    if not url:
-        raise click.UsageError(
-            "MEEPLE_REDIS_URL is not set; point it at the Redis that RQ uses, "
-            "e.g. redis://127.0.0.1:6379/0 (or use `meeple run`, which starts one)"
-        )
+    """Run one RQ worker on the control store (MEEPLE_CONTROL_URL, else MEEPLE_REDIS_URL;
+    default queues: ai scoring notify)."""
+    stores = connections()
     check_settings()
     names = list(queues or DEFAULT_QUEUES)
-    connection = redis.Redis.from_url(url)
+    connection = stores.control
     log.info("worker starting", queues=names, scheduler=with_scheduler, burst=burst, fork=fork)
     # Our jobs are short and our own code, so by default they run in the worker process:
     # forking for each one costs more than a bot move (~50 ms against ~2 ms). --fork
@@ -78,7 +74,7 @@ def worker(with_scheduler: bool, burst: bool, fork: bool, queues: tuple[str, ...
             if with_scheduler:
                 # Deadlines and the reconciler: take over a dead scheduler's lock at once,
                 # re-schedule any lost job, start the passes.
-                prepare_scheduler(connection, names)
+                prepare_scheduler(stores, names)
             # rq installs its own SIGINT/SIGTERM handlers: the first signal is a warm
             # shutdown (the running job finishes), a second one a cold shutdown.
             if with_scheduler:

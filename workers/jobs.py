@@ -9,12 +9,12 @@ import time
 import structlog
 
 from events.accounts.players import bot_player
-from events.application.dispatch import RQDispatcher
 from events.application.meeple import Meeple
 from events.domain.envelope import NewEvent
 from events.domain.table import Status
 from events.exceptions import GameOver, IllegalMoveError, NotYourTurn, VersionConflict
 from events.readmodels.ratings import Ratings
+from events.store.clients import connect
 from games.bots import GREEDY, Level, bot_move, bot_rng
 
 log = structlog.get_logger()
@@ -28,10 +28,7 @@ THINKING_KEPT = 30 * 24 * 3600  # a game's thinking total is forgotten after 30 
 
 
 def _app() -> Meeple:
-    import redis
-
-    client = redis.Redis.from_url(os.environ["MEEPLE_REDIS_URL"])
-    return Meeple(client, RQDispatcher(client))
+    return Meeple.connect(connect())
 
 
 def play_bot_turn(game_id: str, version: int, seat: int) -> str:

@@ -19,14 +19,16 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import islice
-from typing import Any
+from typing import Any, cast
 
 import redis
+from redis.cluster import RedisCluster
 
 from events.application.meeple import Meeple
 from events.domain.envelope import Envelope
 from events.domain.table import Status, Table
 from events.domain.visibility import redact_log
+from events.store.clients import RedisURL, events_client
 from events.store.event_store import EventStore
 
 KEEPALIVE_SECONDS = 15.0
@@ -88,15 +90,26 @@ class BlockingReads:
     def __init__(self, url: str, prefix: str, block_seconds: float,
                  max_connections: int = 10_000) -> None:
         self.prefix = prefix
-        self._pool = redis.ConnectionPool.from_url(
-            url, socket_timeout=max(block_seconds, CHANNEL_BLOCK_SECONDS) + 10,
-            socket_connect_timeout=5, socket_keepalive=True, max_connections=max_connections)
+        options = {"socket_timeout": max(block_seconds, CHANNEL_BLOCK_SECONDS) + 10,
+                   "socket_connect_timeout": 5, "socket_keepalive": True,
+                   "max_connections": max_connections}
+        # On a cluster each command takes a connection from its node's pool (its own
+        # pools, one client shared); elsewhere a session keeps one connection of ours.
+        self._cluster: RedisCluster | None = None
+        self._pool: redis.ConnectionPool | None = None
+        if RedisURL.parse(url).kind == "cluster":
+            self._cluster = cast(RedisCluster, events_client(url, **options))
+        else:
+            self._pool = redis.ConnectionPool.from_url(url, **options)
         self._lock = threading.Lock()
         self._channels: dict[str, Channel] = {}
 
     @contextmanager
     def session(self) -> Iterator[EventStore]:
         """A store on one connection of the pool, returned to it at the end."""
+        if self._cluster is not None:
+            yield EventStore(self._cluster, self.prefix)
+            return
         client = redis.Redis(connection_pool=self._pool, single_connection_client=True)
         try:
             yield EventStore(client, self.prefix)

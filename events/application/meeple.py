@@ -26,7 +26,7 @@ import redis
 from marshmallow import ValidationError
 
 from events.accounts.players import Player, Players, bot_player
-from events.application.dispatch import Dispatcher, NoDispatch
+from events.application.dispatch import Dispatcher, NoDispatch, RQDispatcher
 from events.application.lru import LRU
 from events.domain.deadlines import deadline_rule, min_move_seconds
 from events.domain.envelope import Envelope, NewEvent, canonical_json
@@ -57,6 +57,7 @@ from events.exceptions import (
     VersionNotFound,
 )
 from events.readmodels.lobby import Lobby, summary
+from events.store.clients import Connections, EventsClient
 from events.store.event_store import EventStore
 from games.bots import GREEDY, RANDOM, Level
 from games.contract import Game, Move
@@ -101,7 +102,10 @@ class Meeple:
         prefix: str = "meeple",
         new_seed: Callable[[], bytes] = lambda: secrets.token_bytes(32),
         min_move_seconds: int | None = None,
+        events: EventsClient | None = None,
     ) -> None:
+        # `client` is the control store (players, lobby, RQ); `events` the event store, which
+        # may be a Redis Cluster (events.store.clients); one server holds both by default.
         self.redis = client
         # The shortest time per move a table may choose (MEEPLE_MIN_MOVE_SECONDS by default).
         self.min_move_seconds = min_move_seconds
@@ -109,7 +113,8 @@ class Meeple:
         # Every game's secret seed comes from here; tests that replay a known deal pass their own.
         self._new_seed = new_seed
         self.prefix = prefix
-        self.store = EventStore(client, prefix)
+        self.connections = Connections(events if events is not None else client, client)
+        self.store = EventStore(self.connections.events, prefix)
         self.players = Players(client, prefix)
         self.lobby = Lobby(client, prefix)
         self.dispatcher: Dispatcher = dispatcher or NoDispatch()
@@ -117,6 +122,13 @@ class Meeple:
         # asks Redis for the version each time, so another process's writes are seen.
         self._tables: LRU[Table] = LRU(CACHE_SIZE)
         self._seeds: LRU[bytes] = LRU(CACHE_SIZE)
+
+    @classmethod
+    def connect(cls, connections: Connections, *, dispatch: bool = True) -> Meeple:
+        """The use cases on both Redis roles (`events.store.clients.connect`), queueing
+        follow-up work on RQ (on the control store) unless `dispatch` is False."""
+        dispatcher = RQDispatcher(connections.control) if dispatch else None
+        return cls(connections.control, dispatcher, events=connections.events)
 
     # --- game types -------------------------------------------------------
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -35,11 +36,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import redis
 from redis.typing import KeyT, StreamIdT
 
 from events.domain.envelope import GENESIS, Envelope, NewEvent, canonical_json, seal
 from events.exceptions import GameNotFound, IdempotencyKeyReused, VersionConflict
+from events.store.clients import EventsClient, is_cluster
 
 IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60
 GONE_TTL_SECONDS = 30 * 24 * 60 * 60
@@ -49,6 +50,11 @@ MAX_BATCH_EVENTS = 128
 WAIT_COUNT = 500
 # What a game id can be: ours are 16 hex digits; imported records keep theirs, of this form.
 GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+# On Redis Cluster one XREAD cannot wait on games in different slots: `wait_many` asks each
+# game's node this often instead (a player's turn stream hears of a move this much later).
+CLUSTER_POLL_SECONDS = 0.2
+# A cluster scan's cursor is (the primary's own cursor) * MAX_PRIMARIES + (which primary).
+MAX_PRIMARIES = 1024
 _HERE = Path(__file__).parent
 
 
@@ -67,10 +73,11 @@ def _bytes(value: bytes | str) -> bytes:
 
 
 class EventStore:
-    def __init__(self, client: redis.Redis, prefix: str = "meeple") -> None:
+    def __init__(self, client: EventsClient, prefix: str = "meeple") -> None:
         if client.get_connection_kwargs().get("decode_responses"):
             raise ValueError("the event store needs a client without decode_responses")
         self._redis = client
+        self._cluster = is_cluster(client)
         self._prefix = prefix
         self._append = client.register_script((_HERE / "append.lua").read_text())
         self._save_snapshot = client.register_script((_HERE / "save_snapshot.lua").read_text())
@@ -182,7 +189,7 @@ class EventStore:
         """Store `seed` unless the game has one already; the game's seed either way (a
         seed is never overwritten)."""
         key = self._key(game_id, "seed")
-        pipe = self._redis.pipeline()  # MULTI: the SET and the GET see the same value
+        pipe = self._redis.pipeline(transaction=True)  # the SET and the GET see one value
         pipe.set(key, seed.hex(), nx=True)
         pipe.get(key)
         _, stored = pipe.execute()
@@ -210,7 +217,7 @@ class EventStore:
         """Keep a finished game's record unless one is kept already; the kept one either way,
         so every reader gets the same bytes whatever the keys or the code do later."""
         key = self._key(game_id, "record")
-        pipe = self._redis.pipeline()  # MULTI: the SET and the GET see the same value
+        pipe = self._redis.pipeline(transaction=True)  # the SET and the GET see one value
         pipe.set(key, zlib.compress(record), nx=True)
         pipe.get(key)
         _, stored = pipe.execute()
@@ -329,20 +336,49 @@ class EventStore:
         """`wait` on several games at once (one XREAD over their streams): the games that have
         envelopes after their version in `afters`, each with them; {} if none came in time.
 
-        One command over many keys: on Redis Cluster the games must share a node, so a
-        cluster backend would call this once per node."""
+        One command over many keys needs them in one hash slot: on Redis Cluster, games in
+        several slots are asked without blocking, every CLUSTER_POLL_SECONDS, until one has
+        moved."""
         if not afters:
             return {}
+        if self._cluster and len({self._slot(game_id) for game_id in afters}) > 1:
+            return self._poll_many(afters, block_ms, prevs=prevs, count=count)
         names = {self._key(game_id, "events"): game_id for game_id in afters}
         streams: dict[KeyT, StreamIdT] = {key: _entry_id(afters[game_id])
                                           for key, game_id in names.items()}
         reply = self._redis.xread(streams, count=count, block=block_ms if block_ms > 0 else None)
         found = {names[_text(key)]: entries for key, entries in _stream_replies(reply)}
+        return self._with_prevs(found, afters, prevs)
+
+    def _with_prevs(self, found: Mapping[str, list[Any]], afters: Mapping[str, int],
+                    prevs: Mapping[str, str] | None) -> dict[str, list[Envelope]]:
+        """XREAD's entries of each game as envelopes, chained from the hash at `afters`."""
         known = dict(prevs or {})
         missing = [game_id for game_id in found if game_id not in known]
         known.update(self._hashes_at({game_id: afters[game_id] for game_id in missing}))
         return {game_id: _envelopes(entries, known[game_id])
                 for game_id, entries in found.items() if entries}
+
+    def _poll_many(self, afters: Mapping[str, int], block_ms: int, *,
+                   prevs: Mapping[str, str] | None, count: int) -> dict[str, list[Envelope]]:
+        """`wait_many` on a cluster: every game's XREAD without blocking, in one pipeline (a
+        round trip per node), again every CLUSTER_POLL_SECONDS until one has moved or the
+        time is up."""
+        deadline = time.monotonic() + block_ms / 1000
+        while True:
+            pipe = self._redis.pipeline(transaction=False)
+            for game_id, after in afters.items():
+                pipe.xread({self._key(game_id, "events"): _entry_id(after)}, count=count)
+            found = {game_id: entries for game_id, reply in zip(afters, pipe.execute(),
+                                                                 strict=True)
+                     for _, entries in _stream_replies(reply) if entries}
+            left = deadline - time.monotonic()
+            if found or left <= 0:
+                return self._with_prevs(found, afters, prevs)
+            time.sleep(min(CLUSTER_POLL_SECONDS, left))
+
+    def _slot(self, game_id: str) -> int:
+        return int(self._redis.keyslot(self._key(game_id, "events")))  # type: ignore[union-attr]
 
     def _hashes_at(self, versions: Mapping[str, int]) -> dict[str, str]:
         """The hash of each game's envelope at the given version (GENESIS at 0): the `prev`
@@ -359,21 +395,39 @@ class EventStore:
         return hashes
 
     def scan_game_ids(self, cursor: int, count: int) -> tuple[int, list[str]]:
-        """One step of a SCAN over every game's stream: (next cursor, 0 at the end; ids)."""
-        head, tail = f"{self._prefix}:g:{{", "}:events"
-        pattern = _glob_escape(head) + "*" + _glob_escape(tail)
-        cursor, keys = self._redis.scan(cursor, match=pattern, count=count, _type="stream")
-        ids = [_text(key)[len(head): -len(tail)] for key in keys]
-        return int(cursor), [game_id for game_id in ids if "}" not in game_id]
+        """One step of a SCAN over every game's stream: (next cursor, 0 at the end; ids). On
+        a cluster the scan goes through the primaries in turn, the cursor saying which."""
+        if not self._cluster:
+            cursor, keys = self._redis.scan(cursor, match=self._stream_pattern(), count=count,
+                                            _type="stream")
+            return int(cursor), self._ids(keys)
+        primaries = sorted(self._redis.get_primaries(),  # type: ignore[union-attr]
+                           key=lambda node: node.name)
+        node_cursor, index = divmod(cursor, MAX_PRIMARIES)
+        node = primaries[min(index, len(primaries) - 1)]
+        reply: Any = self._redis.scan(node_cursor, match=self._stream_pattern(), count=count,
+                                      _type="stream", target_nodes=node)
+        cursors, keys = reply  # RedisCluster answers each node's cursor by its name
+        node_cursor = int(cursors[node.name])
+        if node_cursor == 0:  # this primary is done: the next one, or the end
+            return (index + 1 if index + 1 < len(primaries) else 0), self._ids(keys)
+        return node_cursor * MAX_PRIMARIES + index, self._ids(keys)
 
     def game_ids(self) -> Iterator[str]:
-        """Every game with a stream (SCAN), for rebuilding read models."""
-        head, tail = f"{self._prefix}:g:{{", "}:events"
-        pattern = _glob_escape(head) + "*" + _glob_escape(tail)
-        for key in self._redis.scan_iter(match=pattern, count=1000, _type="stream"):
-            game_id = _text(key)[len(head) : -len(tail)]
-            if "}" not in game_id:
-                yield game_id
+        """Every game with a stream (SCAN; on a cluster, of every primary), for rebuilding
+        read models."""
+        keys = self._redis.scan_iter(match=self._stream_pattern(), count=1000, _type="stream")
+        for key in keys:
+            yield from self._ids([key])
+
+    def _stream_pattern(self) -> str:
+        return _glob_escape(f"{self._prefix}:g:{{") + "*" + _glob_escape("}:events")
+
+    def _ids(self, keys: Sequence[bytes | str]) -> list[str]:
+        """The game ids of stream keys (a key whose id holds a brace is not one of ours)."""
+        head, tail = len(f"{self._prefix}:g:{{"), len("}:events")
+        ids = [_text(key)[head:-tail] for key in keys]
+        return [game_id for game_id in ids if "}" not in game_id]
 
 
 def _entry_id(after: int) -> str:

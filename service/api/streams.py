@@ -162,6 +162,6 @@ def blocking_reads() -> live.BlockingReads:
                 longest = max(setting("STREAM_KEEPALIVE_SECONDS", 15.0),
                               setting("STREAM_REFRESH_SECONDS", live.REFRESH_SECONDS))
                 extensions["meeple_live"] = live.BlockingReads(
-                    current_app.config["REDIS_URL"], meeple().prefix, longest)
+                    current_app.config["EVENTS_URL"], meeple().prefix, longest)
     reads: live.BlockingReads = extensions["meeple_live"]
     return reads

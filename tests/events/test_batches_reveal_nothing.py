@@ -12,11 +12,13 @@ from events.accounts.players import Player
 from events.application.meeple import Meeple
 from events.domain.table import Table
 from events.exceptions import IllegalMoveError
+from events.store.clients import EventsClient
 from games.bots import random_move
 from games.contract import Move
 from games.information import ends_batch, reveals
 from games.registry import get_game
 from games.rng import Rng
+from tests.conftest import ON_BOTH_BACKENDS
 
 RP, TROBILS = "res-publica-2230ad", "asking-for-trobils"
 
@@ -48,8 +50,10 @@ def until_a_draw_is_legal(app: Meeple, table: Table, players: dict[int, Player]
         table = app.play_moves(players[seat], table.id, [move], table.version, seat).table
 
 
-def test_a_draw_ends_a_batch_whatever_follows_it(redis_client: redis.Redis) -> None:
-    app = Meeple(redis_client)
+@ON_BOTH_BACKENDS
+def test_a_draw_ends_a_batch_whatever_follows_it(
+        redis_client: redis.Redis, events_redis: EventsClient) -> None:
+    app = Meeple(redis_client, events=events_redis)
     table, players = started(app, RP)
     table, seat = until_a_draw_is_legal(app, table, players)
     assert table.state is not None
@@ -97,9 +101,11 @@ def quiet_run(table: Table, seat: int, seed: bytes, rng: Rng, longest: int = 5) 
     return planned
 
 
-def test_moves_that_show_nothing_new_still_go_together(redis_client: redis.Redis) -> None:
+@ON_BOTH_BACKENDS
+def test_moves_that_show_nothing_new_still_go_together(
+        redis_client: redis.Redis, events_redis: EventsClient) -> None:
     """Res Publica: putting a trade together (request, add cards, ...) reveals nothing."""
-    app = Meeple(redis_client)
+    app = Meeple(redis_client, events=events_redis)
     table, players = started(app, RP)
     seed = app.store.get_seed(table.id)
     assert seed is not None

@@ -16,6 +16,11 @@ from events.application.expiry import OPEN_TABLE_DAYS, expire_open_tables
 from events.application.meeple import Meeple
 from events.domain.deadlines import parse_time
 from events.exceptions import GameNotFound, QuotaExceeded
+from events.store.clients import EventsClient
+from tests.conftest import ON_BOTH_BACKENDS
+
+pytestmark = ON_BOTH_BACKENDS
+
 
 RP = "res-publica-2230ad"
 ALICE, BOB, CAROL = Player("p_alice", "alice"), Player("p_bob", "bob"), Player("p_carol", "carol")
@@ -26,13 +31,13 @@ def later(table_time: str, days: float) -> datetime:
 
 
 def test_an_open_table_expires_after_its_days_and_leaves_no_trace(
-        redis_client: redis.Redis) -> None:
-    app = Meeple(redis_client)
+        redis_client: redis.Redis, events_redis: EventsClient) -> None:
+    app = Meeple(redis_client, events=events_redis)
     waiting = app.create_game(ALICE, RP, 3)
     app.join_game(BOB, waiting.id)
     started = app.create_game(ALICE, RP, 2)
     started = app.join_game(BOB, started.id)
-    keys_before = {key for key in redis_client.keys(f"meeple:g:{{{waiting.id}}}:*")}
+    keys_before = {key for key in events_redis.keys(f"meeple:g:{{{waiting.id}}}:*")}
     assert keys_before
     # Not yet: a day short of the limit nothing happens.
     early = expire_open_tables(app, later(waiting.updated_at, OPEN_TABLE_DAYS - 1))
@@ -42,7 +47,7 @@ def test_an_open_table_expires_after_its_days_and_leaves_no_trace(
     assert done.expired == 1
     with pytest.raises(GameNotFound, match="expired .* never started"):
         app.load(waiting.id)
-    assert redis_client.keys(f"meeple:g:{{{waiting.id}}}:*") == [
+    assert events_redis.keys(f"meeple:g:{{{waiting.id}}}:*") == [
         f"meeple:g:{{{waiting.id}}}:gone".encode()]
     assert app.lobby.get(waiting.id) is None
     assert [g["id"] for g in app.lobby.page(player_id=BOB.id).items] == [started.id]
@@ -52,8 +57,8 @@ def test_an_open_table_expires_after_its_days_and_leaves_no_trace(
     assert app.load(started.id).version == started.version
 
 
-def test_a_join_resets_the_clock(redis_client: redis.Redis) -> None:
-    app = Meeple(redis_client)
+def test_a_join_resets_the_clock(redis_client: redis.Redis, events_redis: EventsClient) -> None:
+    app = Meeple(redis_client, events=events_redis)
     waiting = app.create_game(ALICE, RP, 3)
     time.sleep(0.05)
     joined = app.join_game(BOB, waiting.id)
@@ -68,8 +73,9 @@ def test_a_join_resets_the_clock(redis_client: redis.Redis) -> None:
                               ).expired == 1
 
 
-def test_a_join_racing_the_expiry_wins_or_finds_no_table(redis_client: redis.Redis) -> None:
-    app = Meeple(redis_client)
+def test_a_join_racing_the_expiry_wins_or_finds_no_table(
+        redis_client: redis.Redis, events_redis: EventsClient) -> None:
+    app = Meeple(redis_client, events=events_redis)
     waiting = app.create_game(ALICE, RP, 3)
     read = app.load(waiting.id)
     app.join_game(BOB, waiting.id)  # lands between the expiry's read and its delete
@@ -80,10 +86,10 @@ def test_a_join_racing_the_expiry_wins_or_finds_no_table(redis_client: redis.Red
         app.join_game(CAROL, waiting.id)
 
 
-def test_an_expired_table_frees_the_quota(redis_client: redis.Redis,
+def test_an_expired_table_frees_the_quota(redis_client: redis.Redis, events_redis: EventsClient,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MEEPLE_MAX_OPEN_GAMES", "2")
-    app = Meeple(redis_client)
+    app = Meeple(redis_client, events=events_redis)
     first = app.create_game(ALICE, RP, 3)
     app.create_game(ALICE, RP, 3)
     with pytest.raises(QuotaExceeded):
@@ -93,10 +99,11 @@ def test_an_expired_table_frees_the_quota(redis_client: redis.Redis,
 
 
 def test_tables_made_without_a_seat_count_toward_the_quota(
-        redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch) -> None:
+        redis_client: redis.Redis, events_redis: EventsClient,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """The finding: the open-table quota missed `join=false` tables."""
     monkeypatch.setenv("MEEPLE_MAX_OPEN_GAMES", "2")
-    app = Meeple(redis_client)
+    app = Meeple(redis_client, events=events_redis)
     hosted = app.create_game(ALICE, RP, 3, join=False)
     app.create_game(ALICE, RP, 3, join=False)
     with pytest.raises(QuotaExceeded):
@@ -113,10 +120,12 @@ def test_tables_made_without_a_seat_count_toward_the_quota(
 
 
 def test_the_housekeeping_job_expires_tables_and_schedules_its_next_run(
-        redis_client: redis.Redis, redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        redis_client: redis.Redis, events_redis: EventsClient,
+        redis_url: str, events_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MEEPLE_REDIS_URL", redis_url)
+    monkeypatch.setenv("MEEPLE_EVENTS_URL", events_url)
     monkeypatch.setenv("MEEPLE_OPEN_TABLE_DAYS", "0")  # every open table is past its time
-    app = Meeple(redis_client)
+    app = Meeple(redis_client, events=events_redis)
     waiting = app.create_game(ALICE, RP, 3)
     queue = Queue("scoring", connection=redis_client)
     queue.enqueue("workers.housekeeping.housekeeping", job_id="housekeeping-now")

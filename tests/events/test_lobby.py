@@ -11,12 +11,19 @@ import redis
 
 from events.accounts.players import Player
 from events.application.meeple import Meeple
+from events.store.clients import EventsClient
+from tests.conftest import ON_BOTH_BACKENDS
+
+pytestmark = ON_BOTH_BACKENDS
+
 
 RP = "res-publica-2230ad"
 
 
-def test_the_lobby_is_rebuilt_from_the_streams(redis_client: redis.Redis, redis_url: str) -> None:
-    app = Meeple(redis_client)
+def test_the_lobby_is_rebuilt_from_the_streams(
+        redis_client: redis.Redis, events_redis: EventsClient, redis_url: str,
+        events_url: str) -> None:
+    app = Meeple(redis_client, events=events_redis)
     alice, bob = Player("p_alice", "alice"), Player("p_bob", "bob")
     opened = app.create_game(alice, RP, 3)
     started = app.create_game(alice, RP, 2)
@@ -27,7 +34,8 @@ def test_the_lobby_is_rebuilt_from_the_streams(redis_client: redis.Redis, redis_
     assert app.lobby.page().total == 0
 
     done = subprocess.run([str(Path(sys.executable).parent / "meeple"), "rebuild-lobby"],
-                          env={**os.environ, "MEEPLE_REDIS_URL": redis_url},
+                          env={**os.environ, "MEEPLE_REDIS_URL": redis_url,
+                               "MEEPLE_EVENTS_URL": events_url},
                           capture_output=True, text=True, timeout=60, check=True)
     assert "2 games" in done.stdout
     after = app.lobby.page(limit=10)
@@ -37,9 +45,9 @@ def test_the_lobby_is_rebuilt_from_the_streams(redis_client: redis.Redis, redis_
 
 
 def test_a_players_games_are_paged_from_indexes_by_type_and_status(
-        redis_client: redis.Redis) -> None:
+        redis_client: redis.Redis, events_redis: EventsClient) -> None:
     """GET /v1/games?player=X reads one page of an index, not all of the player's games."""
-    app = Meeple(redis_client)
+    app = Meeple(redis_client, events=events_redis)
     alice, bob = Player("p_alice", "alice"), Player("p_bob", "bob")
     open_ids = [app.create_game(alice, RP, 3).id for _ in range(7)]
     started = []

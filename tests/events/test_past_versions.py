@@ -15,18 +15,24 @@ import redis
 from events.application.meeple import CHECKPOINT_EVERY, Meeple
 from events.application.offline import play_offline
 from events.domain.table import Table, evolve
+from events.store.clients import EventsClient
 from events.store.event_store import EventStore
 from games.rng import Rng
+from tests.conftest import ON_BOTH_BACKENDS
+
+pytestmark = ON_BOTH_BACKENDS
+
 
 SEED = bytes(range(32))
 
 
 @pytest.fixture()
-def finished(redis_client: redis.Redis) -> tuple[Meeple, str, list[Any]]:
+def finished(
+        redis_client: redis.Redis, events_redis: EventsClient) -> tuple[Meeple, str, list[Any]]:
     """A whole 3-player Res Publica, imported as a record is (no checkpoint yet)."""
     _, envelopes = play_offline("res-publica-2230ad", 3, SEED, Rng(b"past", 0),
                                 game_id="pastgame")
-    app = Meeple(redis_client)
+    app = Meeple(redis_client, events=events_redis)
     app.import_game("pastgame", envelopes, SEED)
     assert len(envelopes) > 3 * CHECKPOINT_EVERY
     return app, "pastgame", envelopes
@@ -69,15 +75,16 @@ def test_once_checkpointed_no_read_folds_more_than_a_span(
     for version in random.Random(3).sample(range(1, last + 1), 200):
         app.table_at(game_id, version)
     assert max(counts) < CHECKPOINT_EVERY
-    stored = app.redis.hlen(f"meeple:g:{{{game_id}}}:checkpoints")
+    stored = app.connections.events.hlen(f"meeple:g:{{{game_id}}}:checkpoints")
     assert stored == (last - 1) // CHECKPOINT_EVERY
 
 
-def test_games_played_here_get_checkpoints_as_they_go(redis_client: redis.Redis) -> None:
+def test_games_played_here_get_checkpoints_as_they_go(
+        redis_client: redis.Redis, events_redis: EventsClient) -> None:
     from events.accounts.players import Player
     from games.bots import random_move
 
-    app = Meeple(redis_client)
+    app = Meeple(redis_client, events=events_redis)
     alice, bob = Player("p_a", "alice"), Player("p_b", "bob")
     table = app.create_game(alice, "res-publica-2230ad", 2)
     table = app.join_game(bob, table.id)

@@ -17,7 +17,12 @@ import redis
 from events.accounts.players import Player
 from events.application.meeple import Meeple
 from events.domain.table import Table
+from events.store.clients import EventsClient
 from events.store.event_store import EventStore
+from tests.conftest import ON_BOTH_BACKENDS
+
+pytestmark = ON_BOTH_BACKENDS
+
 
 RP = "res-publica-2230ad"
 ALICE, BOB = Player("p_alice", "alice"), Player("p_bob", "bob")
@@ -50,8 +55,9 @@ def hot_seat(app: Meeple) -> Table:
 
 
 def test_a_move_retried_while_it_commits_gets_its_answer(
-        redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch) -> None:
-    app = Meeple(redis_client)
+        redis_client: redis.Redis, events_redis: EventsClient,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    app = Meeple(redis_client, events=events_redis)
     table = hot_seat(app)
     seat = table.actors()[0]
     assert table.state is not None
@@ -63,12 +69,13 @@ def test_a_move_retried_while_it_commits_gets_its_answer(
     first = first_attempt_lands_during_the_retry_check(monkeypatch, play)
     retry = play()
     assert retry.replayed and retry.envelopes == first[0].envelopes
-    assert len(EventStore(redis_client).read(table.id)) == first[0].table.version
+    assert len(EventStore(events_redis).read(table.id)) == first[0].table.version
 
 
 def test_a_join_retried_while_it_commits_gets_its_answer(
-        redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch) -> None:
-    app = Meeple(redis_client)
+        redis_client: redis.Redis, events_redis: EventsClient,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    app = Meeple(redis_client, events=events_redis)
     table = app.create_game(ALICE, RP, 3)
 
     def join() -> Table:
@@ -81,8 +88,9 @@ def test_a_join_retried_while_it_commits_gets_its_answer(
 
 
 def test_a_resignation_retried_while_it_commits_gets_its_answer(
-        redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch) -> None:
-    app = Meeple(redis_client)
+        redis_client: redis.Redis, events_redis: EventsClient,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    app = Meeple(redis_client, events=events_redis)
     table = app.create_game(ALICE, RP, 2)
     table = app.join_game(BOB, table.id)
 
@@ -95,8 +103,9 @@ def test_a_resignation_retried_while_it_commits_gets_its_answer(
 
 
 def test_a_message_retried_while_it_commits_is_posted_once(
-        redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch) -> None:
-    app = Meeple(redis_client)
+        redis_client: redis.Redis, events_redis: EventsClient,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    app = Meeple(redis_client, events=events_redis)
     table = hot_seat(app)
 
     def post() -> Any:
@@ -105,5 +114,5 @@ def test_a_message_retried_while_it_commits_is_posted_once(
     first = first_attempt_lands_during_the_retry_check(monkeypatch, post)
     retry = post()
     assert retry.replayed and retry.envelope == first[0].envelope
-    posted = [e for e in EventStore(redis_client).read(table.id) if e["type"] == "MessagePosted"]
+    posted = [e for e in EventStore(events_redis).read(table.id) if e["type"] == "MessagePosted"]
     assert len(posted) == 1

@@ -17,10 +17,12 @@ RP = "res-publica-2230ad"
 
 
 @pytest.fixture()
-def app(redis_url: str, redis_client: redis.Redis, tmp_path: Path) -> Iterator[Flask]:
+def app(redis_url: str, redis_client: redis.Redis, events_url: str,
+        tmp_path: Path) -> Iterator[Flask]:
+    """The app; its event store on a cluster where a module says so (ON_BOTH_BACKENDS)."""
     yield create_app(
-        {"REDIS_URL": redis_url, "DISPATCH": False, "RATELIMIT_PER_CALLER": "100000 per minute",
-         "RATELIMIT_REGISTRATION": "100000 per minute",
+        {"REDIS_URL": redis_url, "EVENTS_URL": events_url, "DISPATCH": False,
+         "RATELIMIT_PER_CALLER": "100000 per minute", "RATELIMIT_REGISTRATION": "100000 per minute",
          "KEYS_DIR": str(tmp_path / "keys"), "INBOUND_SECRET": "test-inbound-secret"}
     )
 

@@ -1,10 +1,14 @@
-"""The games resource through the Flask test client, on a real redis."""
+"""The games resource through the Flask test client, on a real redis: the event store on one
+node and on a Redis Cluster."""
 
 from __future__ import annotations
 
 import hashlib
 
+from tests.conftest import ON_BOTH_BACKENDS
 from tests.service.conftest import RP, Caller
+
+pytestmark = ON_BOTH_BACKENDS
 
 PROBLEM = "application/problem+json"
 
@@ -263,7 +267,8 @@ def test_a_game_of_rules_this_server_lacks_is_not_replayed_with_others(alice, bo
     monkeypatch.setitem(RULES, RP, {"999": get_game(RP)})  # as if `version` were dropped
     from service import create_app
 
-    fresh = Caller(create_app({"REDIS_URL": alice.client.application.config["REDIS_URL"],
+    config = alice.client.application.config
+    fresh = Caller(create_app({"REDIS_URL": config["REDIS_URL"], "EVENTS_URL": config["EVENTS_URL"],
                                "DISPATCH": False}).test_client(), "dave")  # no cached table
     for path in ("", "/moves", "/state", "/state?version=3"):
         answer = fresh.get(f"/v1/games/{game['id']}{path}")

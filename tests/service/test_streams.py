@@ -25,6 +25,7 @@ from flask.testing import FlaskClient
 
 from events.application.meeple import Meeple
 from service import create_app
+from tests.conftest import ON_BOTH_BACKENDS
 from tests.service.conftest import RP, Caller
 from tests.service.test_hidden_information import assert_log_private
 
@@ -33,10 +34,12 @@ SSE, NDJSON = "text/event-stream", "application/x-ndjson"
 
 
 @pytest.fixture()
-def app(redis_url: str, redis_client: redis.Redis, tmp_path: Path) -> Iterator[Flask]:
+def app(redis_url: str, redis_client: redis.Redis, events_url: str,
+        tmp_path: Path) -> Iterator[Flask]:
     # Keepalives and the player stream's lobby refresh in tenths of a second, not 15 s / 5 s.
     yield create_app(
-        {"REDIS_URL": redis_url, "DISPATCH": False, "RATELIMIT_PER_CALLER": "100000 per minute",
+        {"REDIS_URL": redis_url, "EVENTS_URL": events_url, "DISPATCH": False,
+         "RATELIMIT_PER_CALLER": "100000 per minute",
          "RATELIMIT_DEFAULT": "100000 per minute", "RATELIMIT_MESSAGES": "100000 per minute",
          "RATELIMIT_REGISTRATION": "100000 per minute", "KEYS_DIR": str(tmp_path / "keys"),
          "STREAM_KEEPALIVE_SECONDS": 0.2, "STREAM_REFRESH_SECONDS": 0.3})
@@ -211,6 +214,7 @@ def finish(app: Flask, players: dict[int, Caller], game_id: str, rng: random.Ran
 # --- a game's stream: framing --------------------------------------------------------------
 
 
+@ON_BOTH_BACKENDS
 def test_sse_frames_carry_the_version_the_type_and_the_envelope_as_events_shows_it(
         alice, bob) -> None:
     game_id = started(alice, bob)
@@ -285,6 +289,7 @@ def test_resume_after_last_event_id_or_after_and_the_header_wins(alice, bob) -> 
     assert by_query == log[3:] and by_header == log[5:] and both == log[6:]
 
 
+@ON_BOTH_BACKENDS
 def test_a_resumed_stream_goes_on_live(alice, bob) -> None:
     game_id = started(alice, bob)
     players = {0: alice, 1: bob}
@@ -406,6 +411,7 @@ def notices(opened: Stream, count: int) -> list[tuple[str, dict[str, Any]]]:
     return [(frame["event"], json.loads(frame["data"])) for frame in frames]
 
 
+@ON_BOTH_BACKENDS  # on a cluster, the player stream polls its games
 def test_on_connect_one_your_turn_per_game_that_awaits_you(alice, bob, carol) -> None:
     first, second = started(alice, bob), started(alice, carol)
     until_awaits({0: alice, 1: bob}, first, 0)
@@ -426,6 +432,7 @@ def test_on_connect_one_your_turn_per_game_that_awaits_you(alice, bob, carol) ->
     assert all(is_keepalive(f) for f in quiet)
 
 
+@ON_BOTH_BACKENDS  # on a cluster, the player stream polls its games
 def test_live_turns_messages_start_and_end(app, alice, bob) -> None:
     table = alice.create(seats=2)
     game_id = table["id"]
@@ -460,6 +467,7 @@ def test_live_turns_messages_start_and_end(app, alice, bob) -> None:
                                      "result": final["result"]}
 
 
+@ON_BOTH_BACKENDS  # on a cluster, the player stream polls its games
 def test_a_table_joined_after_connecting_is_picked_up(alice, bob) -> None:
     with streaming(bob, "/v1/players/me/stream", Accept=NDJSON) as opened:
         opened.take(lambda got: len(got) == 1, keepalives=True)

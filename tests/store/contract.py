@@ -165,6 +165,21 @@ class EventStoreContract:
         store.save_snapshot(game + "-snap-only", 3, {"x": 1})
         assert {g for g in store.game_ids() if g.startswith(game)} == games
 
+    def test_scan_game_ids_pages_through_every_game(self, store: EventStore, game: str) -> None:
+        games = {f"{game}-{i}" for i in range(30)}
+        for g in games:
+            store.append(g, 0, [move(1)])
+        seen: set[str] = set()
+        cursor, steps = 0, 0
+        while True:
+            cursor, found = store.scan_game_ids(cursor, 5)
+            seen.update(found)
+            steps += 1
+            assert steps < 10_000, "the scan never ended"
+            if cursor == 0:
+                break
+        assert games <= seen
+
     # -- optimistic concurrency --------------------------------------------------------------
 
     def test_a_stale_writer_gets_a_conflict_and_writes_nothing(

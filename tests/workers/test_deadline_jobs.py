@@ -144,7 +144,7 @@ def test_resync_schedules_lost_jobs_again_and_keeps_the_others(app: Meeple) -> N
     lost = sorted(jobs)[0]
     registry.remove(lost, delete_job=True)  # as if Redis came back from an older AOF
     assert lost not in scheduled(app)
-    assert resync(app.redis) == (1, len(table.clocks))
+    assert resync(app.connections) == (1, len(table.clocks))
     assert scheduled(app) == jobs
 
 

@@ -1,0 +1,44 @@
+"""The event-store contract on a real Redis Cluster (3 masters, 3 replicas: tests/conftest.py),
+plus what only a cluster can show: games spread over every master, each game on one slot."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from redis.cluster import RedisCluster
+
+from events.store.clients import events_client
+from events.store.event_store import EventStore
+from tests.store.contract import EventStoreContract, MakeStore, move
+
+
+class TestClusterEventStore(EventStoreContract):
+    @pytest.fixture()
+    def make_store(self, redis_cluster_url: str) -> Iterator[MakeStore]:
+        clients: list[RedisCluster] = []
+
+        def make() -> EventStore:
+            client = events_client(redis_cluster_url)
+            assert isinstance(client, RedisCluster)
+            clients.append(client)
+            return EventStore(client)
+
+        yield make
+        for client in clients:
+            client.close()
+
+
+def test_games_live_on_every_master_and_wait_many_spans_them(redis_cluster_url: str) -> None:
+    client = events_client(redis_cluster_url)
+    assert isinstance(client, RedisCluster)
+    store = EventStore(client)
+    games = [f"spread-{i}" for i in range(12)]
+    for game in games:
+        store.append(game, 0, [move(1)])
+    owners = {client.get_node_from_key(f"meeple:g:{{{game}}}:events").name for game in games}
+    assert len(owners) == 3  # 12 games on 3 masters: each got some (checked for these ids)
+    store.append(games[-1], 1, [move(2)])
+    got = store.wait_many({game: 1 for game in games}, 2000)
+    assert got == {games[-1]: store.read(games[-1], 2)}
+    client.close()
