@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from events.store.clients import BadRedisURL, Connections, connect
+from events.store.clients import BadRedisSetting, Connections, connect
 
 
 def connections() -> Connections:
@@ -13,5 +13,5 @@ def connections() -> Connections:
     set. `meeple run` sets them for the processes it starts."""
     try:
         return connect()
-    except BadRedisURL as err:
+    except BadRedisSetting as err:
         raise click.UsageError(f"{err} (or use `meeple run`, which starts a Redis)") from None

@@ -82,6 +82,14 @@ class IdempotencyKeyReused(MeepleError):
     code = "idempotency_key_reused"
 
 
+class NotReplicated(MeepleError):
+    """The append is on the primary but fewer replicas than required confirmed it in time: a
+    failover now could lose it, so it is not acknowledged. A retry with the same
+    Idempotency-Key answers the first result once the replicas have it."""
+
+    code = "not_replicated"
+
+
 class SeatTaken(MeepleError):
     code = "seat_taken"
 

@@ -40,6 +40,7 @@ _STATUS: list[tuple[type[ex.MeepleError], int]] = [
     (ex.IllegalMoveError, 422),
     (ex.InvalidMessage, 422),
     (ex.WrongCode, 422),
+    (ex.NotReplicated, 503),
 ]
 
 # HTTP errors raised by Flask, webargs or Flask-Limiter → stable codes.
@@ -86,7 +87,12 @@ def handle_meeple_error(error: ex.MeepleError) -> Response:
         extra["move_index"] = error.index
     if isinstance(error, ex.RecordInvalid):
         extra["report"] = error.report
-    return problem(status_of(error), error.code, error.detail, **extra)
+    if isinstance(error, ex.NotReplicated):
+        extra["outcome"] = "unknown"
+    response = problem(status_of(error), error.code, error.detail, **extra)
+    if response.status_code == 503:
+        response.headers["Retry-After"] = "1"
+    return response
 
 
 def handle_http_error(error: HTTPException) -> Response:
@@ -110,7 +116,7 @@ def handle_http_error(error: HTTPException) -> Response:
     return response
 
 
-def handle_redis_down(error: redis.exceptions.RedisError) -> Response:
+def handle_redis_down(error: Exception) -> Response:
     log.warning("redis unavailable", error=repr(error), method=request.method)
     if request.method in ("GET", "HEAD", "OPTIONS"):
         response = problem(503, "store_unavailable", "the game store is unavailable; nothing "
@@ -140,4 +146,10 @@ def init_app(app: Flask) -> None:
     app.register_error_handler(redis.exceptions.ConnectionError, handle_redis_down)
     app.register_error_handler(redis.exceptions.TimeoutError, handle_redis_down)
     app.register_error_handler(redis.exceptions.BusyLoadingError, handle_redis_down)
+    # A Redis Cluster (or Sentinel) failing over: refused or redirected until a replica is
+    # promoted and the clients see it, seconds in all.
+    for failing_over in (redis.exceptions.ClusterDownError, redis.exceptions.TryAgainError,
+                         redis.exceptions.MasterDownError, redis.exceptions.ReadOnlyError,
+                         redis.exceptions.MovedError, redis.exceptions.RedisClusterException):
+        app.register_error_handler(failing_over, handle_redis_down)
     app.register_error_handler(Exception, handle_unexpected)

@@ -36,8 +36,9 @@ class Problem(Strict):
     move_index = fields.Integer(metadata={"description": "With illegal moves: which move"})
     report = fields.Dict(metadata={"description": "With record_invalid: the verifier's report"})
     outcome = fields.String(validate=validate.OneOf(["not_applied", "unknown"]), metadata={
-        "description": "With store_unavailable: whether the request was applied. `unknown` "
-                       "for a write: retry it with the same Idempotency-Key to find out"})
+        "description": "With store_unavailable and not_replicated: whether the request was "
+                       "applied. `unknown` for a write: retry it with the same "
+                       "Idempotency-Key to find out"})
 
 
 # --- players ----------------------------------------------------------------

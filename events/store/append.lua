@@ -15,7 +15,8 @@
 -- of the envelope), so that what one commit did can be found again (the reconciler).
 --
 -- Returns {"ok", last} | {"conflict", current} | {"replay", first, last} | {"reused"}.
--- The idempotency check comes first so that a retry after success replays.
+-- The idempotency check comes first so that a retry after success replays (and refreshes the
+-- key's time to live: a write, which the replica wait after the script then covers).
 -- Envelopes are hashed client side: Redis 6.2 Lua has no SHA-256.
 
 local GENESIS = string.rep("0", 64)
@@ -25,6 +26,8 @@ if KEYS[3] then
   local idem = redis.call("HMGET", KEYS[3], "request_hash", "first", "last")
   if idem[1] then
     if idem[1] == ARGV[4] then
+      -- A write, so that a WAIT after this script covers the first append too.
+      redis.call("EXPIRE", KEYS[3], ARGV[5])
       return {"replay", tonumber(idem[2]), tonumber(idem[3])}
     end
     return {"reused"}

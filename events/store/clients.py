@@ -40,12 +40,13 @@ from redis.sentinel import Sentinel
 # What the event store may run on: a node (or a Sentinel primary) or a whole cluster.
 EventsClient = redis.Redis | RedisCluster
 
+MAX_REPLICA_ACKS = 16
 SCHEMES = ("redis", "rediss", "redis+cluster", "rediss+cluster", "redis+sentinel",
            "rediss+sentinel")
 
 
-class BadRedisURL(ValueError):
-    """A Redis URL Meeple cannot use; the message says what it expected."""
+class BadRedisSetting(ValueError):
+    """A Redis URL or setting Meeple cannot use; the message says what it expected."""
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,7 @@ class RedisURL:
         parts = urlsplit(url)
         scheme = parts.scheme.lower()
         if scheme not in SCHEMES:
-            raise BadRedisURL(f"{_safe(url)}: the scheme must be one of {', '.join(SCHEMES)}")
+            raise BadRedisSetting(f"{_safe(url)}: the scheme must be one of {', '.join(SCHEMES)}")
         kind = scheme.split("+")[1] if "+" in scheme else "node"
         userinfo, _, hostlist = parts.netloc.rpartition("@")
         username, _, password = userinfo.partition(":")
@@ -75,20 +76,34 @@ class RedisURL:
         service = None
         if kind == "sentinel":
             if not path:
-                raise BadRedisURL(f"{_safe(url)}: a Sentinel URL names its service: "
+                raise BadRedisSetting(f"{_safe(url)}: a Sentinel URL names its service: "
                                   "redis+sentinel://host:port/<service>[/db]")
             service = path.pop(0)
         if kind == "node" and len(hosts) != 1:
-            raise BadRedisURL(f"{_safe(url)}: one host for a single node; "
+            raise BadRedisSetting(f"{_safe(url)}: one host for a single node; "
                               "redis+cluster:// or redis+sentinel:// for several")
         db = _db(path, url)
         if kind == "cluster" and db:
-            raise BadRedisURL(f"{_safe(url)}: a cluster has database 0 only")
+            raise BadRedisSetting(f"{_safe(url)}: a cluster has database 0 only")
         return cls(kind, scheme.startswith("rediss"), hosts, unquote(username) or None,
                    unquote(password) or None, db, service)
 
     def _auth(self) -> dict[str, Any]:
         return {"username": self.username, "password": self.password, "ssl": self.tls}
+
+
+def min_replica_acks(environ: dict[str, str] | None = None) -> int | None:
+    """MEEPLE_MIN_REPLICA_ACKS: how many replicas must have an append before it is
+    acknowledged; None (unset) lets the store choose (1 on a cluster or a Sentinel primary,
+    0 on a single node)."""
+    env = os.environ if environ is None else environ
+    raw = env.get("MEEPLE_MIN_REPLICA_ACKS", "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit() or int(raw) > MAX_REPLICA_ACKS:
+        raise BadRedisSetting(f"MEEPLE_MIN_REPLICA_ACKS must be a whole number from 0 to "
+                          f"{MAX_REPLICA_ACKS}, not {raw!r}")
+    return int(raw)
 
 
 def events_url(environ: dict[str, str] | None = None) -> str | None:
@@ -113,10 +128,10 @@ class Connections:
 
 def connect(environ: dict[str, str] | None = None, **options: Any) -> Connections:
     """Clients for both roles from MEEPLE_EVENTS_URL, MEEPLE_CONTROL_URL and
-    MEEPLE_REDIS_URL (BadRedisURL if neither role has one): what every entry point uses."""
+    MEEPLE_REDIS_URL (BadRedisSetting if neither role has one): what every entry point uses."""
     events, control = events_url(environ), control_url(environ)
     if events is None or control is None:
-        raise BadRedisURL("no Redis configured: set MEEPLE_REDIS_URL (one server for both "
+        raise BadRedisSetting("no Redis configured: set MEEPLE_REDIS_URL (one server for both "
                           "roles), or MEEPLE_EVENTS_URL and MEEPLE_CONTROL_URL")
     return connect_urls(events, control, **options)
 
@@ -144,7 +159,7 @@ def control_client(url: str, **options: Any) -> redis.Redis:
     """A client for the control store at `url`: one node or a Sentinel primary."""
     parsed = RedisURL.parse(url)
     if parsed.kind == "cluster":
-        raise BadRedisURL(f"{_safe(url)}: the control store holds RQ's queues, which cannot "
+        raise BadRedisSetting(f"{_safe(url)}: the control store holds RQ's queues, which cannot "
                           "run on a Redis Cluster; use redis:// or redis+sentinel:// "
                           "(MEEPLE_CONTROL_URL)")
     return _node_client(parsed, url, **options)
@@ -170,7 +185,7 @@ def _host_port(item: str, url: str, default_port: int) -> tuple[str, int]:
         host, port = port, str(default_port)
     host = host.strip("[]")  # an IPv6 address is written in brackets
     if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise BadRedisURL(f"{_safe(url)}: '{item}' is not host:port")
+        raise BadRedisSetting(f"{_safe(url)}: '{item}' is not host:port")
     return host, int(port)
 
 
@@ -178,7 +193,7 @@ def _db(path: list[str], url: str) -> int:
     if not path:
         return 0
     if len(path) > 1 or not path[0].isdigit():
-        raise BadRedisURL(f"{_safe(url)}: the path is the database number")
+        raise BadRedisSetting(f"{_safe(url)}: the path is the database number")
     return int(path[0])
 
 

@@ -26,6 +26,7 @@ five-player game of ~1,000 moves fits in well under 300 KB.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import time
@@ -36,11 +37,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import redis
+from redis.cluster import RedisCluster
+from redis.sentinel import SentinelConnectionPool
 from redis.typing import KeyT, StreamIdT
 
 from events.domain.envelope import GENESIS, Envelope, NewEvent, canonical_json, seal
-from events.exceptions import GameNotFound, IdempotencyKeyReused, VersionConflict
-from events.store.clients import EventsClient, is_cluster
+from events.exceptions import GameNotFound, IdempotencyKeyReused, NotReplicated, VersionConflict
+from events.store.clients import EventsClient, is_cluster, min_replica_acks
 
 IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60
 GONE_TTL_SECONDS = 30 * 24 * 60 * 60
@@ -53,6 +57,9 @@ GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 # On Redis Cluster one XREAD cannot wait on games in different slots: `wait_many` asks each
 # game's node this often instead (a player's turn stream hears of a move this much later).
 CLUSTER_POLL_SECONDS = 0.2
+# How long an append waits for its replicas (WAIT) before it is answered NotReplicated.
+REPLICA_WAIT_MS = 2000
+MOVED_RETRIES = 2  # an append sent to a primary that no longer owns the game goes again
 # A cluster scan's cursor is (the primary's own cursor) * MAX_PRIMARIES + (which primary).
 MAX_PRIMARIES = 1024
 _HERE = Path(__file__).parent
@@ -73,11 +80,19 @@ def _bytes(value: bytes | str) -> bytes:
 
 
 class EventStore:
-    def __init__(self, client: EventsClient, prefix: str = "meeple") -> None:
+    def __init__(self, client: EventsClient, prefix: str = "meeple", *,
+                 replica_acks: int | None = None,
+                 replica_wait_ms: int = REPLICA_WAIT_MS) -> None:
+        """`replica_acks`: how many replicas must have an append before it is acknowledged
+        (None: MEEPLE_MIN_REPLICA_ACKS, else 1 on a cluster or a Sentinel primary, else 0)."""
         if client.get_connection_kwargs().get("decode_responses"):
             raise ValueError("the event store needs a client without decode_responses")
         self._redis = client
         self._cluster = is_cluster(client)
+        if replica_acks is None:
+            replica_acks = min_replica_acks()
+        self.replica_acks = replica_acks if replica_acks is not None else _default_acks(client)
+        self._replica_wait_ms = replica_wait_ms
         self._prefix = prefix
         self._append = client.register_script((_HERE / "append.lua").read_text())
         self._save_snapshot = client.register_script((_HERE / "save_snapshot.lua").read_text())
@@ -141,7 +156,9 @@ class EventStore:
             expected_version, head, envelopes[-1]["hash"], request_hash, IDEMPOTENCY_TTL_SECONDS,
             *(part for envelope in envelopes for part in _entry_fields(envelope)),
         ]
-        reply = self._append(keys=keys, args=args)
+        acks = self.replica_acks
+        reply = (self._append(keys=keys, args=args) if acks == 0
+                 else self._append_and_wait(keys, args, acks))
         status = _text(reply[0])
         if status == "ok":
             return AppendResult(envelopes, replayed=False)
@@ -150,6 +167,64 @@ class EventStore:
         if status == "replay":
             return AppendResult(self.read(game_id, int(reply[1]), int(reply[2])), replayed=True)
         raise IdempotencyKeyReused(f"idempotency key {idempotency_key!r} was reused")
+
+    def _append_and_wait(self, keys: list[str], args: list[str | bytes | int],
+                         acks: int) -> Any:
+        """The append script, then WAIT, on one connection to the game's primary: WAIT counts
+        the replicas that have this connection's writes, so it must follow on the same one.
+        NotReplicated if fewer than `acks` confirm within the wait (a retry with the same
+        Idempotency-Key replays, writing the key's time to live, and waits again)."""
+        for attempt in range(MOVED_RETRIES + 1):
+            pipe = self._primary(keys[0]).pipeline(transaction=False)
+            self._append(keys=keys, args=args, client=pipe)
+            pipe.wait(acks, self._replica_wait_ms)
+            try:
+                reply, acked = pipe.execute()
+            except redis.exceptions.MovedError:
+                # The slot moved (a failover, a reshard) before the script ran: it is safe to
+                # send again, to the new owner. (A lost connection is not: the script may
+                # have run. That goes up as it is, the API's 503 "outcome unknown".)
+                self._refresh_topology()
+                if attempt == MOVED_RETRIES:
+                    raise
+                continue
+            except redis.exceptions.ConnectionError:
+                self._refresh_topology()
+                raise
+            if _text(reply[0]) in ("ok", "replay"):
+                self._check_acks(int(acked), acks)
+            return reply
+        raise AssertionError("unreachable")
+
+    def _check_acks(self, acked: int, acks: int) -> None:
+        if acked < acks:
+            raise NotReplicated(
+                f"the game's primary has the change but only {acked} of {acks} replicas "
+                f"confirmed it within {self._replica_wait_ms} ms; retry with the same "
+                "Idempotency-Key")
+
+    def _confirm_replicated(self, key: str) -> None:
+        """Before an earlier result is answered again: a write to its idempotency key (its
+        time to live) and WAIT on the same connection, so the replicas have the first write."""
+        acks = self.replica_acks
+        if acks == 0:
+            return
+        pipe = self._primary(key).pipeline(transaction=False)
+        pipe.expire(key, IDEMPOTENCY_TTL_SECONDS)
+        pipe.wait(acks, self._replica_wait_ms)
+        _, acked = pipe.execute()
+        self._check_acks(int(acked), acks)
+
+    def _primary(self, key: str) -> redis.Redis:
+        """A client of the one node that owns `key` (the client itself off a cluster)."""
+        if not isinstance(self._redis, RedisCluster):
+            return self._redis
+        return self._redis.get_redis_connection(self._redis.get_node_from_key(key))
+
+    def _refresh_topology(self) -> None:
+        if isinstance(self._redis, RedisCluster):
+            with contextlib.suppress(redis.RedisError):
+                self._redis.nodes_manager.initialize()
 
     def _early_check(
         self, keys: list[str], expected_version: int, idempotency_key: str | None
@@ -175,14 +250,14 @@ class EventStore:
         Lets a use case answer a retry before it re-decides anything (the game has
         moved on since). A key reused for a different request raises IdempotencyKeyReused.
         """
-        stored = self._redis.hmget(
-            self._key(game_id, f"idem:{idempotency_key}"), ["request_hash", "first", "last"]
-        )
+        key = self._key(game_id, f"idem:{idempotency_key}")
+        stored = self._redis.hmget(key, ["request_hash", "first", "last"])
         if stored[0] is None:
             return None
         stored_hash, first, last = (_text(value or "") for value in stored)
         if stored_hash != request_hash:
             raise IdempotencyKeyReused(f"idempotency key {idempotency_key!r} was reused")
+        self._confirm_replicated(key)
         return self.read(game_id, int(first), int(last))
 
     def put_seed(self, game_id: str, seed: bytes) -> bytes:
@@ -428,6 +503,15 @@ class EventStore:
         head, tail = len(f"{self._prefix}:g:{{"), len("}:events")
         ids = [_text(key)[head:-tail] for key in keys]
         return [game_id for game_id in ids if "}" not in game_id]
+
+
+def _default_acks(client: EventsClient) -> int:
+    """1 on a cluster or a Sentinel-watched primary (deployments made to survive losing a
+    node), 0 on a single node. Decided by the kind of deployment, not by the replicas seen
+    at one moment: a replica down when a process starts must not switch the wait off."""
+    if isinstance(client, RedisCluster):
+        return 1
+    return 1 if isinstance(client.connection_pool, SentinelConnectionPool) else 0
 
 
 def _entry_id(after: int) -> str:

@@ -528,7 +528,9 @@ class EventStoreContract:
     # -- data fidelity -----------------------------------------------------------------------
 
     @settings(max_examples=25, deadline=None,
-              suppress_health_check=[HealthCheck.function_scoped_fixture])
+              # one test body for every backend: each backend class is its own executor
+              suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                     HealthCheck.differing_executors])
     @given(batch=st.lists(st.dictionaries(st.text(max_size=8), json_values, max_size=4),
                           min_size=1, max_size=4))
     def test_any_json_data_round_trips(

@@ -11,7 +11,7 @@ import redis
 from redis.cluster import RedisCluster
 
 from events.store.clients import (
-    BadRedisURL,
+    BadRedisSetting,
     RedisURL,
     connect,
     connect_urls,
@@ -44,20 +44,20 @@ def test_each_scheme_is_read(url: str, kind: str, hosts: tuple[tuple[str, int], 
     ("redis://a:1/x", "the path is the database number"),
 ])
 def test_a_bad_url_says_what_was_expected(url: str, says: str) -> None:
-    with pytest.raises(BadRedisURL, match=says):
+    with pytest.raises(BadRedisSetting, match=says):
         RedisURL.parse(url)
 
 
 def test_an_error_never_shows_the_password() -> None:
-    with pytest.raises(BadRedisURL) as caught:
+    with pytest.raises(BadRedisSetting) as caught:
         RedisURL.parse("redis://:hunter2@a:1,b:2")
     assert "hunter2" not in str(caught.value)
 
 
 def test_the_control_store_cannot_be_a_cluster(redis_cluster_url: str) -> None:
-    with pytest.raises(BadRedisURL, match="RQ"):
+    with pytest.raises(BadRedisSetting, match="RQ"):
         control_client(redis_cluster_url)
-    with pytest.raises(BadRedisURL, match="RQ"):
+    with pytest.raises(BadRedisSetting, match="RQ"):
         connect({"MEEPLE_REDIS_URL": redis_cluster_url})
 
 
@@ -75,7 +75,7 @@ def test_one_url_serves_both_roles_with_one_client(redis_url: str) -> None:
 
 
 def test_without_any_url_connect_says_what_to_set() -> None:
-    with pytest.raises(BadRedisURL, match="MEEPLE_REDIS_URL"):
+    with pytest.raises(BadRedisSetting, match="MEEPLE_REDIS_URL"):
         connect({})
 
 

@@ -17,7 +17,7 @@ from redis.crc import key_slot
 from redis.retry import Retry
 
 from events.domain.envelope import Envelope, canonical_json, chain_breaks
-from events.exceptions import GameNotFound, VersionConflict
+from events.exceptions import GameNotFound, NotReplicated, VersionConflict
 from events.store.event_store import (
     IDEMPOTENCY_TTL_SECONDS,
     EventStore,
@@ -243,3 +243,47 @@ def test_every_acknowledged_append_survives_kill_9(tmp_path: Path) -> None:
     finally:
         server.kill()
         server.wait(10)
+
+
+def test_an_append_no_replica_confirmed_is_refused_until_one_has_it(tmp_path: Path) -> None:
+    """MEEPLE_MIN_REPLICA_ACKS: the append waits (WAIT) for a replica; without one in time it
+    is NotReplicated (the API's 503), and the retry with the same key waits again, then
+    replays the first write once a replica has it."""
+    port = free_port()
+    primary = start_redis(tmp_path / "primary", port)
+    replica = None
+    try:
+        store = EventStore(redis.Redis(port=port), replica_acks=1, replica_wait_ms=200)
+        with pytest.raises(NotReplicated):
+            store.append("g1", 0, [move(1)], idempotency_key="k", request_hash="h")
+        assert store.version("g1") == 1  # on the primary, not acknowledged
+        with pytest.raises(NotReplicated):
+            store.earlier_result("g1", "k", "h")
+        replica_port = free_port()
+        replica = start_redis(tmp_path / "replica", replica_port, "--replicaof", "127.0.0.1",
+                              str(port))
+        follower = redis.Redis(port=replica_port)
+        for _ in range(200):
+            if follower.info("replication").get("master_link_status") == "up":
+                break
+            time.sleep(0.05)
+        again = store.append("g1", 0, [move(1)], idempotency_key="k", request_hash="h")
+        assert again.replayed and [e["v"] for e in again.envelopes] == [1]
+        assert store.earlier_result("g1", "k", "h") == again.envelopes
+        assert EventStore(follower, replica_acks=0).read("g1") == again.envelopes
+    finally:
+        for proc in (replica, primary):
+            if proc is not None:
+                proc.terminate()
+                proc.wait(10)
+
+
+def test_a_single_node_waits_for_no_replica_and_a_cluster_for_one(
+        redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MEEPLE_MIN_REPLICA_ACKS", raising=False)
+    assert EventStore(redis_client).replica_acks == 0
+    monkeypatch.setenv("MEEPLE_MIN_REPLICA_ACKS", "2")
+    assert EventStore(redis_client).replica_acks == 2
+    monkeypatch.setenv("MEEPLE_MIN_REPLICA_ACKS", "two")
+    with pytest.raises(ValueError, match="MEEPLE_MIN_REPLICA_ACKS"):
+        EventStore(redis_client)
