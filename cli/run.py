@@ -1,7 +1,8 @@
 """`meeple run`: the whole service on one machine: the API under gunicorn, an RQ worker for
 bot turns, one for notifications, scoring and the scheduler, the SMTP listener for email
 replies and, unless MEEPLE_REDIS_URL names one, a private Redis (plus a memory-only one for
-rate-limit counters)."""
+rate-limit counters). With --cluster, the event store is a private Redis Cluster of 3 masters
+and 3 replicas (cli.local_cluster), for trying the service on a cluster."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import click
 import structlog
 
 from cli.embedded_redis import EmbeddedRedis, free_port
+from cli.local_cluster import LocalCluster
 from cli.supervisor import Supervisor
 from cli.worker import check_settings
 
@@ -35,11 +37,18 @@ log = structlog.get_logger("meeple")
               show_default=True, envvar="MEEPLE_BOT_WORKERS",
               help="RQ workers for bot turns (the ai queue): each plays one bot move at a "
                    "time, searching for up to its level's budget.")
-def run(host: str, port: int, workers: int | None, smtpd_port: int, bot_workers: int) -> None:
+@click.option("--cluster", is_flag=True,
+              help="Keep the games on a private Redis Cluster (3 masters, 3 replicas, data in "
+                   "var/cluster) rather than the private Redis; the rest stays there.")
+def run(host: str, port: int, workers: int | None, smtpd_port: int, bot_workers: int,
+        cluster: bool) -> None:
     """Run the API, RQ workers for bots, one for notifications, deadlines and scoring
     (with the scheduler), the SMTP listener for replies to turn emails, and (if needed) a
     private Redis."""
     check_settings()
+    if cluster and os.environ.get("MEEPLE_EVENTS_URL"):
+        raise click.UsageError("--cluster starts its own event store: unset MEEPLE_EVENTS_URL")
+    local_cluster: LocalCluster | None = None
     # Signal handlers first: a Ctrl-C from here on is an orderly stop.
     supervisor = Supervisor()
     embedded: list[EmbeddedRedis] = []  # started in this order, stopped in reverse
@@ -58,6 +67,9 @@ def run(host: str, port: int, workers: int | None, smtpd_port: int, bot_workers:
                 counters_url = start_embedded(supervisor, embedded, "redis-counters",
                                               counters)
         env = {**os.environ, "MEEPLE_REDIS_URL": redis_url, "MEEPLE_BIND": f"{host}:{port}"}
+        if cluster:
+            local_cluster = LocalCluster(Path("var") / "cluster")
+            env["MEEPLE_EVENTS_URL"] = start_cluster(supervisor, local_cluster)
         if counters_url:
             env["MEEPLE_RATELIMIT_REDIS_URL"] = counters_url
         if host in ("127.0.0.1", "localhost", "::1"):
@@ -77,11 +89,15 @@ def run(host: str, port: int, workers: int | None, smtpd_port: int, bot_workers:
                                                   "scoring"), env)
         supervisor.spawn("smtpd", meeple_command("smtpd", "--host", host,
                                                  "--port", str(smtpd_port)), env)
-        click.echo(f"meeple listening on http://{host}:{port} (redis {redis_url}); "
-                   "Ctrl-C to stop", err=True)
+        stores = (f"games on the cluster {env['MEEPLE_EVENTS_URL']}, the rest on {redis_url}"
+                  if cluster else f"redis {redis_url}")
+        click.echo(f"meeple listening on http://{host}:{port} ({stores}); Ctrl-C to stop",
+                   err=True)
         code = supervisor.wait()
     finally:
         supervisor.stop_all()
+        if local_cluster is not None:
+            local_cluster.stop()
         for server in reversed(embedded):
             server.stop()  # last: everything that writes to it has exited
             log.info("embedded redis stopped", dir=str(server.workdir))
@@ -105,6 +121,23 @@ def start_embedded(supervisor: Supervisor, started: list[EmbeddedRedis], name: s
         return server.process
 
     supervisor.adopt(name, restart, store=True, started=server.process)
+    return url
+
+
+def start_cluster(supervisor: Supervisor, cluster: LocalCluster) -> str:
+    """Start the local cluster (created on first use, kept in its workdir) and have
+    `supervisor` start any node of it again whenever it dies, as systemd would."""
+    try:
+        url = cluster.start(timeout=60)
+    except (RuntimeError, TimeoutError, ValueError) as exc:
+        raise click.ClickException(f"the local cluster did not start: {exc}") from None
+    log.info("local redis cluster started", url=url, dir=str(cluster.workdir))
+    for number, node in enumerate(cluster.nodes):
+        def restart(node: EmbeddedRedis = node) -> subprocess.Popen[bytes]:
+            node.start()
+            return node.process
+
+        supervisor.adopt(f"cluster-node-{number}", restart, store=True, started=node.process)
     return url
 
 

@@ -58,30 +58,49 @@ def wait_for(url: str, proc: subprocess.Popen[bytes], seconds: float = 60) -> No
     raise RuntimeError(f"{url} did not answer in {seconds}s")
 
 
-@pytest.fixture()
-def live_server(redis_url: str, redis_client: Any, tmp_path: Path) -> Iterator[str]:
-    """gunicorn (deploy/gunicorn.conf.py) and `meeple worker`, both on the test redis."""
-    port = free_port()
-    env = {**os.environ, "MEEPLE_REDIS_URL": redis_url, "MEEPLE_BIND": f"127.0.0.1:{port}",
-           "MEEPLE_RATE_LIMIT": "100000 per minute",
-           "MEEPLE_REGISTRATION_RATE_LIMIT": "100000 per minute", "MEEPLE_WEB_WORKERS": "2",
-           "MEEPLE_KEYS_DIR": str(tmp_path / "keys"),
-           # A stream still open at the stop waits for its next keepalive: don't wait 20 s.
-           "MEEPLE_WEB_GRACEFUL_TIMEOUT": "2"}
-    api = subprocess.Popen(
+def server_env(redis_url: str, events_url: str, keys: Path, port: int) -> dict[str, str]:
+    """The environment of an API host or a worker on the test stores."""
+    return {**os.environ, "MEEPLE_REDIS_URL": redis_url, "MEEPLE_EVENTS_URL": events_url,
+            "MEEPLE_BIND": f"127.0.0.1:{port}",
+            "MEEPLE_RATE_LIMIT": "100000 per minute",
+            "MEEPLE_REGISTRATION_RATE_LIMIT": "100000 per minute", "MEEPLE_WEB_WORKERS": "2",
+            "MEEPLE_KEYS_DIR": str(keys),
+            # A stream still open at the stop waits for its next keepalive: don't wait 20 s.
+            "MEEPLE_WEB_GRACEFUL_TIMEOUT": "2"}
+
+
+def start_api(env: dict[str, str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
         [str(BIN / "gunicorn"), "-c", str(ROOT / "deploy" / "gunicorn.conf.py"),
          "service.wsgi:app"], cwd=ROOT, env=env)
-    worker = subprocess.Popen([str(BIN / "meeple"), "worker", "--with-scheduler"],
-                              cwd=ROOT, env=env)
+
+
+def start_worker(env: dict[str, str], *args: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([str(BIN / "meeple"), "worker", *args], cwd=ROOT, env=env)
+
+
+def stop_all(procs: list[subprocess.Popen[bytes]]) -> None:
+    for proc in procs:
+        proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.fixture()
+def live_server(redis_url: str, redis_client: Any, events_url: str,
+                tmp_path: Path) -> Iterator[str]:
+    """gunicorn (deploy/gunicorn.conf.py) and `meeple worker`, both on the test redis (the
+    games on the session's cluster where a test says so: `events_backend`)."""
+    port = free_port()
+    env = server_env(redis_url, events_url, tmp_path / "keys", port)
+    api = start_api(env)
+    worker = start_worker(env, "--with-scheduler")
     base = f"http://127.0.0.1:{port}"
     try:
         wait_for(base + "/healthz", api)
         yield base
     finally:
-        for proc in (api, worker):
-            proc.terminate()
-        for proc in (api, worker):
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        stop_all([api, worker])

@@ -14,7 +14,10 @@ EXAMPLE = ROOT / "docs" / "examples" / "stream_player.py"
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("game_type", ["trappist-one", "res-publica-2230ad"])
+@pytest.mark.parametrize(("game_type", "events_backend"), [
+    ("trappist-one", "node"), ("res-publica-2230ad", "node"),
+    ("trappist-one", "cluster"),  # the games on a 3 + 3 Redis Cluster (issue 18)
+], indirect=["events_backend"])
 def test_the_example_client_plays_a_whole_game_from_the_stream(live_server: str,
                                                                game_type: str) -> None:
     run = subprocess.run(

@@ -41,15 +41,17 @@ def wait_healthy(proc: subprocess.Popen[bytes], port: int) -> None:
     raise AssertionError(f"GET /healthz was not 200 within {STARTUP_SECONDS}s")
 
 
-def start_meeple_run(tmp_path: Path, port: int, smtpd_port: int) -> subprocess.Popen[bytes]:
+def start_meeple_run(tmp_path: Path, port: int, smtpd_port: int,
+                     *extra: str) -> subprocess.Popen[bytes]:
     """`meeple run` in `tmp_path`, on nothing configured, its output in meeple-run.log."""
     env = {key: value for key, value in os.environ.items()
-           if key not in ("MEEPLE_REDIS_URL", "MEEPLE_RATELIMIT_REDIS_URL")}
+           if key not in ("MEEPLE_REDIS_URL", "MEEPLE_RATELIMIT_REDIS_URL", "MEEPLE_EVENTS_URL",
+                          "MEEPLE_CONTROL_URL", "MEEPLE_MIN_REPLICA_ACKS")}
     env["MEEPLE_RATE_LIMIT"] = "100000 per minute"  # the tests poll; limits are tested apart
     with (tmp_path / "meeple-run.log").open("wb") as log:
         return subprocess.Popen(
             [str(MEEPLE), "run", "--port", str(port), "--workers", "1",
-             "--smtpd-port", str(smtpd_port)],
+             "--smtpd-port", str(smtpd_port), *extra],
             cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT,
         )
 
@@ -156,3 +158,46 @@ def test_meeple_run_starts_again_whatever_dies_and_bot_games_still_finish(
             proc.kill()
             proc.wait()
         print(log_path.read_text())
+
+
+def test_meeple_run_cluster_keeps_the_games_on_a_local_cluster(tmp_path: Path) -> None:
+    """`meeple run --cluster`: a newcomer's one-liner for the service on a 3 + 3 Redis
+    Cluster; a game against a bot plays on it, and Ctrl-C stops every node."""
+    port, smtpd_port = free_port(), free_port()
+    log_path = tmp_path / "meeple-run.log"
+    proc = start_meeple_run(tmp_path, port, smtpd_port, "--cluster")
+    try:
+        wait_healthy(proc, port)
+        ports = [int(p) for p in (tmp_path / "var" / "cluster" / "ports").read_text().split()]
+        assert len(ports) == 6
+        status, player = call(port, "POST", "/v1/players", {"name": "newcomer"})
+        assert status == 201, player
+        status, game = call(port, "POST", "/v1/games",
+                            {"type": "trappist-one", "seats": 2, "bots": [1]}, player["api_key"])
+        assert status == 201, game
+        stream = f"meeple:g:{{{game['id']}}}:events"
+        owners = [p for p in ports if redis_has(p, stream)]
+        assert owners, "the game is on no cluster node"
+        assert not redis_has(int((tmp_path / "var" / "redis" / "port").read_text()), stream)
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait(STOP_SECONDS + 15)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        print(log_path.read_text())
+    assert code == 0
+    assert all(port_is_free(p) for p in ports), "a cluster node is still running"
+
+
+def redis_has(port: int, key: str) -> bool:
+    """Whether the node on `port` holds `key` itself (no redirection)."""
+    import redis
+
+    client = redis.Redis(port=port, socket_timeout=2)
+    try:
+        return bool(client.exists(key))
+    except redis.ResponseError:  # MOVED: another master owns the slot
+        return False
+    finally:
+        client.close()

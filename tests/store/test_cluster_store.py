@@ -42,3 +42,20 @@ def test_games_live_on_every_master_and_wait_many_spans_them(redis_cluster_url: 
     got = store.wait_many({game: 1 for game in games}, 2000)
     assert got == {games[-1]: store.read(games[-1], 2)}
     client.close()
+
+
+def test_the_scripts_are_loaded_again_where_a_node_lacks_them(redis_cluster_url: str) -> None:
+    """A promoted replica, or a restarted node, has no scripts cached (NOSCRIPT): the store
+    loads them again, on the append path (script then WAIT) as on the others."""
+    client = events_client(redis_cluster_url)
+    assert isinstance(client, RedisCluster)
+    store = EventStore(client)
+    assert store.replica_acks == 1  # a cluster's default: the append path with WAIT
+    store.append("noscript", 0, [move(1)])
+    for node in client.get_nodes():
+        client.get_redis_connection(node).script_flush()
+    store.append("noscript", 1, [move(2)])
+    store.save_snapshot("noscript", 2, {"x": 1})
+    assert store.checkpoint("noscript", 2) is None
+    assert [e["v"] for e in store.read("noscript")] == [1, 2]
+    client.close()
