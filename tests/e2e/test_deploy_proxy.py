@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import free_port
-from tests.e2e.conftest import BIN, ROOT, wait_for
+from tests.e2e.conftest import BIN, ROOT, stop_all, wait_for
 from tests.e2e.test_streams_over_http import RP, Sse, register
 
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
@@ -80,13 +80,7 @@ def proxied(redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         wait_for(f"http://127.0.0.1:{listen}/healthz", procs[-1])
         yield f"http://127.0.0.1:{listen}", logs["api"], logs["streams"]
     finally:
-        for proc in procs:
-            proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        stop_all(procs)
 
 
 def requests_in(log: Path) -> list[str]:
