@@ -229,9 +229,10 @@ class Gunicorn:
 
 @contextmanager
 def private_gunicorn(redis_url: str, log_path: Path, workers: int | None = None,
-                     threads: int | None = None, counters_url: str | None = None
-                     ) -> Iterator[Gunicorn]:
-    """gunicorn with deploy/gunicorn.conf.py on a free loopback port, no rate limit."""
+                     threads: int | None = None, counters_url: str | None = None,
+                     extra_env: dict[str, str] | None = None) -> Iterator[Gunicorn]:
+    """gunicorn with deploy/gunicorn.conf.py on a free loopback port, no rate limit;
+    `extra_env` adds settings (the event store elsewhere: MEEPLE_EVENTS_URL)."""
     port = free_port()
     env = {
         **os.environ,
@@ -243,6 +244,7 @@ def private_gunicorn(redis_url: str, log_path: Path, workers: int | None = None,
         "MEEPLE_REGISTRATION_RATE_LIMIT": "100000000 per minute",
         # No worker recycling mid-run: it would show up as latency spikes.
         "MEEPLE_WEB_MAX_REQUESTS": "0",
+        **(extra_env or {}),
     }
     if workers:
         env["MEEPLE_WEB_WORKERS"] = str(workers)

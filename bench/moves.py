@@ -45,6 +45,8 @@ from bench.harness import (
     url_host_port,
 )
 from events.domain.envelope import NewEvent
+from events.exceptions import MeepleError
+from events.store.clients import events_client
 from events.store.event_store import EventStore
 
 GAME_TYPE = "res-publica-2230ad"
@@ -224,8 +226,9 @@ def healthz_phase(host: str, port: int, threads: int, requests: int, seconds: fl
 
 
 def append_phase(redis_url: str, threads: int, appends: int, seconds: float) -> PhaseResult:
-    """EventStore.append, one small event per call, each thread on its own game."""
-    connection = redis.Redis.from_url(redis_url, max_connections=threads + 4)
+    """EventStore.append, one small event per call, each thread on its own game (on a
+    cluster, `redis+cluster://`, the games spread over the masters)."""
+    connection = events_client(redis_url, max_connections=threads + 4)
     prefix = f"bench-{secrets.token_hex(4)}"  # apart from the service's own keys
     store = EventStore(connection, prefix=prefix)
 
@@ -240,7 +243,7 @@ def append_phase(redis_url: str, threads: int, appends: int, seconds: float) -> 
             started = time.perf_counter()
             try:
                 store.append(game_id, version, [event])
-            except redis.RedisError as exc:
+            except (redis.RedisError, MeepleError) as exc:
                 tally.errors[type(exc).__name__] += 1
                 continue
             tally.latencies.append(time.perf_counter() - started)
