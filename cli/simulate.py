@@ -6,6 +6,7 @@ import json
 import multiprocessing
 import signal
 import tempfile
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -183,6 +184,8 @@ def keep_failed_game(app: Meeple, table: Table, error: str, folder: Path) -> Pat
 # --- one worker process per --jobs --------------------------------------------
 
 _app: Meeple | None = None
+_stopping = threading.Event()  # set by Ctrl-C or SIGTERM
+STOP_POLL_SECONDS = 0.5
 
 
 def _start_worker(events: str, control: str) -> None:
@@ -273,7 +276,9 @@ def simulate(game_type: str, games: int, players: int | None, seed: str, first: 
             f"{game.title} is for {game.min_players} to {game.max_players} players",
             param_hint="--players",
         )
-    signal.signal(signal.SIGTERM, _stop)
+    _stopping.clear()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, _stop)
     tallies: list[Tally] = []
     with ExitStack() as stack:
         urls = ((events_url(), control_url()) if events_url() and control_url()
@@ -294,8 +299,10 @@ def simulate(game_type: str, games: int, players: int | None, seed: str, first: 
 
 
 def _stop(signum: int, frame: object) -> None:
-    """SIGTERM stops a run as Ctrl-C does: with a report of what was played."""
-    raise KeyboardInterrupt
+    """Ctrl-C or SIGTERM: stop with a report of what was played. A flag that the loop over
+    results looks at, not an exception raised wherever the main thread is: inside the
+    pool's own locks one could leave the run hanging (a test saw it once in many runs)."""
+    _stopping.set()
 
 
 def run_count(pool: multiprocessing.pool.Pool, game_type: str, count: int, games: int,
@@ -311,15 +318,29 @@ def run_count(pool: multiprocessing.pool.Pool, game_type: str, count: int, games
         for index in range(first, first + games)
     )
     outcomes = pool.imap_unordered(_play_indexed, tasks)
-    try:
-        for outcome in tqdm(outcomes, total=games, desc=f"{count} players", unit="game"):
+    with tqdm(total=games, desc=f"{count} players", unit="game") as bar:
+        for _ in range(games):
+            outcome = _next_unless_stopped(outcomes)
+            if outcome is None:
+                # The games under way stop with the pool: each move is atomic, an unfinished
+                # game stays as it was left, and only the games played are reported.
+                tally.interrupted = True
+                break
             tally.add(outcome)
-    except KeyboardInterrupt:
-        # The games under way stop with the pool: each move is atomic, an unfinished game
-        # stays as it was left, and only the games played are reported.
-        tally.interrupted = True
+            bar.update()
     tally.seconds = time.perf_counter() - started
     return tally
+
+
+def _next_unless_stopped(outcomes: multiprocessing.pool.IMapIterator) -> Outcome | None:
+    """The next game's outcome, or None once the run is stopped (looked at twice a second)."""
+    while not _stopping.is_set():
+        try:
+            outcome: Outcome = outcomes.next(timeout=STOP_POLL_SECONDS)
+            return outcome
+        except multiprocessing.TimeoutError:
+            continue
+    return None
 
 
 def report(tallies: list[Tally]) -> None:

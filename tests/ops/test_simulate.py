@@ -105,11 +105,19 @@ class RecordingPool:
     def __init__(self) -> None:
         self.indexes: list[int] = []
 
-    def imap_unordered(self, play: object, tasks: Iterator[tuple[Any, ...]]
-                       ) -> Iterator[Outcome]:
-        for task in tasks:
-            self.indexes.append(task[3])
-            yield Outcome(moves=0)
+    def imap_unordered(self, play: object, tasks: Iterator[tuple[Any, ...]]) -> RecordedResults:
+        return RecordedResults(self, tasks)
+
+
+class RecordedResults:
+    """The pool's results as multiprocessing gives them: `next(timeout)`."""
+
+    def __init__(self, pool: RecordingPool, tasks: Iterator[tuple[Any, ...]]) -> None:
+        self.pool, self.tasks = pool, tasks
+
+    def next(self, timeout: float | None = None) -> Outcome:
+        self.pool.indexes.append(next(self.tasks)[3])
+        return Outcome(moves=0)
 
 
 def test_a_long_run_is_played_in_parts_from_first() -> None:
