@@ -24,6 +24,7 @@ import subprocess
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import redis
 from redis.backoff import NoBackoff
@@ -258,11 +259,9 @@ class LocalCluster:
 
     def _state_problem(self, node: EmbeddedRedis) -> str | None:
         """What is wrong in CLUSTER INFO on `node`."""
-        try:
-            with admin_client(node) as client:
-                info = client.cluster("INFO")
-        except redis.RedisError as exc:
-            return f"node {node.port}: {exc}"
+        info, problem = _ask(node, lambda client: client.cluster("INFO"))
+        if problem:
+            return problem
         state, slots_ok = info.get("cluster_state"), info.get("cluster_slots_ok")
         if state != "ok" or slots_ok != str(SLOTS):
             return f"node {node.port}: cluster_state:{state} cluster_slots_ok:{slots_ok}"
@@ -270,11 +269,9 @@ class LocalCluster:
 
     def _replication_problem(self, master: EmbeddedRedis) -> str | None:
         """What is wrong with the replicas of `master` (INFO replication)."""
-        try:
-            with admin_client(master) as client:
-                info = client.info("replication")
-        except redis.RedisError as exc:
-            return f"node {master.port}: {exc}"
+        info, problem = _ask(master, lambda client: client.info("replication"))
+        if problem:
+            return problem
         online = sum(1 for key, value in info.items()
                      if key.startswith("slave") and isinstance(value, dict)
                      and value.get("state") == "online")
@@ -291,11 +288,18 @@ class LocalCluster:
 
     def _owner_problem(self, node: EmbeddedRedis, killed_port: int) -> str | None:
         """Whether `node` still sees the node at `killed_port` owning slots (CLUSTER NODES)."""
-        try:
-            with admin_client(node) as client:
-                nodes = client.cluster("NODES")
-        except redis.RedisError as exc:
-            return f"node {node.port}: {exc}"
+        nodes, problem = _ask(node, lambda client: client.cluster("NODES"))
+        if problem:
+            return problem
         if nodes.get(f"{HOST}:{killed_port}", {}).get("slots"):
             return f"node {node.port}: node {killed_port} still owns slots"
         return None
+
+
+def _ask(node: EmbeddedRedis, question: Callable[[redis.Redis], Any]) -> tuple[Any, str | None]:
+    """`question` asked of `node`: (its answer, None), or (None, why it did not answer)."""
+    try:
+        with admin_client(node) as client:
+            return question(client), None
+    except redis.RedisError as exc:
+        return None, f"node {node.port}: {exc}"
