@@ -10,6 +10,7 @@ settings (appendfsync always). Per layout: POST moves from `--clients` threads t
 API (bench.moves), then EventStore.append from as many threads straight to the event store.
 The failover: appends to one master's games from 4 threads; the master is killed (SIGKILL);
 printed are the time until its replica serves them again and the appends refused meanwhile.
+Last, finished games leaving Redis for the archive (bench.archive, `--archive-games`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from pathlib import Path
 import redis
 from redis.cluster import RedisCluster
 
+from bench.archive import measure as measure_archive
+from bench.archive import print_archive
 from bench.harness import HOST, machine, print_machine, private_gunicorn, private_redis, progress
 from bench.moves import PhaseResult, append_phase, moves_phase, print_phase
 from cli.local_cluster import LocalCluster
@@ -146,11 +149,17 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=30.0, help="time per phase")
     parser.add_argument("--node-timeout-ms", type=int, default=2000,
                         help="cluster-node-timeout for the failover")
+    parser.add_argument("--archive-games", type=int, default=20,
+                        help="finished 5-player games to archive")
     args = parser.parse_args()
     info = machine()
     results = {layout: measure_layout(layout, args.clients, args.seconds) for layout in LAYOUTS}
     progress(f"failover at cluster-node-timeout {args.node_timeout_ms} ms ...")
     seconds, refused, served = failover(args.node_timeout_ms)
+    with tempfile.TemporaryDirectory(prefix="meeple-archive-bench-") as tmp, \
+            private_redis(Path(tmp) / "redis") as server:
+        archived = measure_archive(redis.Redis.from_url(server.url), Path(tmp),
+                                   args.archive_games, 5)
     print_machine(info)
     for layout, phases in results.items():
         print(f"\n== {layout}")
@@ -164,6 +173,7 @@ def main() -> None:
     kinds = ", ".join(f"{kind} x{n}" for kind, n in sorted(refused.items())) or "none"
     print(f"\nfailover: served again {seconds:.2f} s after the kill; refused meanwhile: {kinds}; "
           f"{served} appends acknowledged in all")
+    print_archive(archived, 5)
 
 
 if __name__ == "__main__":

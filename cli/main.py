@@ -13,6 +13,7 @@ import click
 
 # command name -> "module:attribute" of its click command or group
 COMMANDS = {
+    "archive": "cli.archive:archive",
     "deadlines": "cli.deadlines:deadlines",
     "keys": "cli.keys:keys",
     "openapi": "cli.openapi:openapi",

@@ -90,6 +90,13 @@ class NotReplicated(MeepleError):
     code = "not_replicated"
 
 
+class ArchiveUnavailable(MeepleError):
+    """The archive of finished games (events.store.archive_stores) cannot be reached, or holds
+    a damaged document: the game is not gone, only out of reach for now."""
+
+    code = "archive_unavailable"
+
+
 class SeatTaken(MeepleError):
     code = "seat_taken"
 
@@ -108,6 +115,13 @@ class GameNotStarted(MeepleError):
 
 class GameOver(MeepleError):
     code = "game_over"
+
+
+class GameArchived(GameOver):
+    """The game ended long ago and was archived: it is read-only now (its record, log and
+    every past state stay readable); no more messages or moves are taken."""
+
+    code = "game_archived"
 
 
 class NotYourTurn(MeepleError):

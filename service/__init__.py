@@ -11,6 +11,7 @@ from flask import Flask
 from events.application.dispatch import RQDispatcher
 from events.application.meeple import Meeple
 from events.records.keys import Keyring
+from events.store.archive_stores import open_archive
 from events.store.clients import connect_urls
 
 
@@ -22,6 +23,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         # The two roles of Redis (events.store.clients), each MEEPLE_REDIS_URL unless set.
         EVENTS_URL=os.environ.get("MEEPLE_EVENTS_URL") or None,
         CONTROL_URL=os.environ.get("MEEPLE_CONTROL_URL") or None,
+        # Where finished games go when they leave Redis (events.store.archive_stores).
+        ARCHIVE_URL=os.environ.get("MEEPLE_ARCHIVE_URL") or None,
         RATELIMIT_PER_CALLER=os.environ.get("MEEPLE_RATE_LIMIT", "300 per minute"),
         RATELIMIT_RECORDS=os.environ.get("MEEPLE_RECORDS_RATE_LIMIT", "30 per minute"),
         RATELIMIT_MESSAGES=os.environ.get("MEEPLE_MESSAGES_RATE_LIMIT", "10 per minute"),
@@ -46,14 +49,16 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     )
 
     stores = connect_urls(app.config["EVENTS_URL"], app.config["CONTROL_URL"])
-    dispatcher = RQDispatcher(stores.control) if app.config["DISPATCH"] else None
+    dispatcher = (RQDispatcher(stores.control, events=stores.events) if app.config["DISPATCH"]
+                  else None)
     # NEW_SEED (tests only): a callable giving each new game's secret seed, to replay a known deal.
     seeds = {"new_seed": app.config["NEW_SEED"]} if app.config.get("NEW_SEED") else {}
     # MIN_MOVE_SECONDS: the shortest deadline a table may choose (MEEPLE_MIN_MOVE_SECONDS, else
     # an hour); tests lower it to play deadlines out in seconds.
     app.extensions["meeple"] = Meeple(stores.control, dispatcher, **seeds,
                                       min_move_seconds=app.config.get("MIN_MOVE_SECONDS"),
-                                      events=stores.events)
+                                      events=stores.events,
+                                      archive=open_archive(app.config["ARCHIVE_URL"]))
     app.extensions["meeple_keys"] = Keyring(Path(app.config["KEYS_DIR"]))
 
     from service import browsers, caching, errors, json_body, limits, spec

@@ -41,6 +41,7 @@ _STATUS: list[tuple[type[ex.MeepleError], int]] = [
     (ex.InvalidMessage, 422),
     (ex.WrongCode, 422),
     (ex.NotReplicated, 503),
+    (ex.ArchiveUnavailable, 503),
 ]
 
 # HTTP errors raised by Flask, webargs or Flask-Limiter → stable codes.

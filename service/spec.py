@@ -86,8 +86,9 @@ class CommonResponses(BasePlugin):  # type: ignore[misc]
                     "Too many requests (`rate_limited`): wait Retry-After seconds",
                     {**RETRY_AFTER, **LIMIT_HEADERS}))
             responses.setdefault("503", _problem(
-                "The game store is unavailable (`store_unavailable`, with `outcome`), or a "
-                "write is not yet on enough replicas (`not_replicated`, outcome `unknown`): "
+                "The game store is unavailable (`store_unavailable`, with `outcome`), a "
+                "write is not yet on enough replicas (`not_replicated`, outcome `unknown`), "
+                "or the archive of finished games cannot be read (`archive_unavailable`): "
                 "retry after Retry-After seconds, a write with the same Idempotency-Key",
                 RETRY_AFTER))
             if operation.get("security"):

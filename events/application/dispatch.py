@@ -25,6 +25,7 @@ from events.application.rq_processes import WORKER_KEY, is_gone
 from events.domain.deadlines import TurnClock, due, reminder_time
 from events.domain.envelope import Envelope
 from events.domain.table import Status, Table
+from events.store.clients import EventsClient
 from events.store.event_store import EventStore
 
 BOT_TURN = "workers.jobs.play_bot_turn"
@@ -190,14 +191,16 @@ def message_recipients(table: Table, by: str) -> list[str]:
 
 
 class RQDispatcher:
-    def __init__(self, client: redis.Redis, prefix: str = "meeple") -> None:
+    def __init__(self, client: redis.Redis, prefix: str = "meeple",
+                 events: EventsClient | None = None) -> None:
+        """`client`: the control store (RQ, profiles); `events`: the event store, if another."""
         self._redis = client
         self._prefix = prefix
         self.queues = {name: Queue(name, connection=client) for name in ("ai", "scoring",
                                                                           "notify")}
         self.notify = self.queues["notify"]
         self.profiles = Profiles(client, prefix)
-        self.store = EventStore(client, prefix)
+        self.store = EventStore(events if events is not None else client, prefix)
         intervals = retry_intervals()
         self._retry = Retry(max=len(intervals), interval=intervals) if intervals else None
 

@@ -237,8 +237,21 @@ class GameFollower:
     def __iter__(self) -> Iterator[list[Shown]]:
         if self._over_at_start and self.position >= self._last:
             return
+        if self._over_at_start and not self._app.store.in_redis(self.game_id):
+            yield from self._archived()  # nothing will be appended: no channel to wait on
+            return
         with self._reads.channel(self.game_id) as channel:
             yield from self._follow(channel)
+
+    def _archived(self) -> Iterator[list[Shown]]:
+        """An archived game's events after the position, a page at a time from the store."""
+        while self.position < self._last and not Shutdown.stopping:
+            fresh = self._app.store.read(self.game_id, self.position + 1,
+                                         self.position + CATCH_UP_PAGE)
+            if not fresh:
+                return
+            self.position = fresh[-1]["v"]
+            yield self._shown(fresh, None)
 
     def _follow(self, channel: Channel) -> Iterator[list[Shown]]:
         quiet_since = time.monotonic()

@@ -27,9 +27,9 @@ from marshmallow import ValidationError
 
 from events.accounts.players import Player, Players, bot_player
 from events.application.dispatch import Dispatcher, NoDispatch, RQDispatcher
-from events.application.lru import LRU
 from events.domain.deadlines import deadline_rule, min_move_seconds
 from events.domain.envelope import Envelope, NewEvent, canonical_json
+from events.domain.lru import LRU
 from events.domain.table import (
     Decision,
     Status,
@@ -57,6 +57,7 @@ from events.exceptions import (
     VersionNotFound,
 )
 from events.readmodels.lobby import Lobby, summary
+from events.store.archive_stores import GameArchive, open_archive
 from events.store.clients import Connections, EventsClient
 from events.store.event_store import EventStore
 from games.bots import GREEDY, RANDOM, Level
@@ -103,6 +104,7 @@ class Meeple:
         new_seed: Callable[[], bytes] = lambda: secrets.token_bytes(32),
         min_move_seconds: int | None = None,
         events: EventsClient | None = None,
+        archive: GameArchive | None = None,
     ) -> None:
         # `client` is the control store (players, lobby, RQ); `events` the event store, which
         # may be a Redis Cluster (events.store.clients); one server holds both by default.
@@ -114,7 +116,8 @@ class Meeple:
         self._new_seed = new_seed
         self.prefix = prefix
         self.connections = Connections(events if events is not None else client, client)
-        self.store = EventStore(self.connections.events, prefix)
+        # Finished games that left Redis are read from `archive` (events.records.archiving).
+        self.store = EventStore(self.connections.events, prefix, archive=archive)
         self.players = Players(client, prefix)
         self.lobby = Lobby(client, prefix)
         self.dispatcher: Dispatcher = dispatcher or NoDispatch()
@@ -126,9 +129,12 @@ class Meeple:
     @classmethod
     def connect(cls, connections: Connections, *, dispatch: bool = True) -> Meeple:
         """The use cases on both Redis roles (`events.store.clients.connect`), queueing
-        follow-up work on RQ (on the control store) unless `dispatch` is False."""
-        dispatcher = RQDispatcher(connections.control) if dispatch else None
-        return cls(connections.control, dispatcher, events=connections.events)
+        follow-up work on RQ (on the control store) unless `dispatch` is False, with the
+        archive of finished games that MEEPLE_ARCHIVE_URL names."""
+        dispatcher = (RQDispatcher(connections.control, events=connections.events)
+                      if dispatch else None)
+        return cls(connections.control, dispatcher, events=connections.events,
+                   archive=open_archive())
 
     # --- game types -------------------------------------------------------
 

@@ -110,6 +110,10 @@ class Keyring:
             key_id = self._create_first()
         return key_id, self._load_private(key_id)
 
+    def has_current(self) -> bool:
+        """Whether a current key exists (without making one)."""
+        return self._current_id() is not None
+
     def rotate(self) -> str:
         """A new current key. The old ones stay, so their records still verify."""
         key_id = self._new_key()

@@ -15,6 +15,12 @@ slot and its Lua scripts are cluster-legal:
     {prefix}:g:{<game_id>}:record       the finished game's record (zlib'd JSON), written once
     {prefix}:g:{<game_id>}:origin       an imported game's origin: JSON (signed_by, imported_at)
 
+A finished game can leave Redis for an archive (events.store.archive_stores; what moves it
+is events.records.archiving): its keys are deleted once the archive holds it, and every read
+here (events, version, head, seed, record, origin, batches) then answers from the archive,
+the same as before. An archived game takes no more appends (GameArchived), and its caches
+(snapshot, checkpoints) are not written back to Redis.
+
 Envelopes are sealed (hashed) here, because Redis 6.2 Lua has no SHA-256; `append.lua`
 re-checks version and head atomically before writing. Streams are never trimmed; the one
 thing ever deleted is a table that never started (`discard`): it holds no move to keep.
@@ -43,7 +49,17 @@ from redis.sentinel import SentinelConnectionPool
 from redis.typing import KeyT, StreamIdT
 
 from events.domain.envelope import GENESIS, Envelope, NewEvent, canonical_json, seal
-from events.exceptions import GameNotFound, IdempotencyKeyReused, NotReplicated, VersionConflict
+from events.domain.lru import LRU
+from events.exceptions import (
+    ArchiveUnavailable,
+    GameArchived,
+    GameNotFound,
+    IdempotencyKeyReused,
+    NotReplicated,
+    VersionConflict,
+)
+from events.store.archive_document import ArchivedGame, DamagedArchive, unpack_game
+from events.store.archive_stores import GameArchive
 from events.store.clients import EventsClient, is_cluster, min_replica_acks
 
 IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60
@@ -62,6 +78,7 @@ REPLICA_WAIT_MS = 2000
 MOVED_RETRIES = 2  # an append sent to a primary that no longer owns the game goes again
 # A cluster scan's cursor is (the primary's own cursor) * MAX_PRIMARIES + (which primary).
 MAX_PRIMARIES = 1024
+ARCHIVED_GAMES_KEPT = 32  # unpacked archived games a process keeps (they never change)
 _HERE = Path(__file__).parent
 
 
@@ -82,9 +99,11 @@ def _bytes(value: bytes | str) -> bytes:
 class EventStore:
     def __init__(self, client: EventsClient, prefix: str = "meeple", *,
                  replica_acks: int | None = None,
-                 replica_wait_ms: int = REPLICA_WAIT_MS) -> None:
+                 replica_wait_ms: int = REPLICA_WAIT_MS,
+                 archive: GameArchive | None = None) -> None:
         """`replica_acks`: how many replicas must have an append before it is acknowledged
-        (None: MEEPLE_MIN_REPLICA_ACKS, else 1 on a cluster or a Sentinel primary, else 0)."""
+        (None: MEEPLE_MIN_REPLICA_ACKS, else 1 on a cluster or a Sentinel primary, else 0).
+        `archive`: where finished games that left Redis are read from (None: nowhere)."""
         if client.get_connection_kwargs().get("decode_responses"):
             raise ValueError("the event store needs a client without decode_responses")
         self._redis = client
@@ -94,7 +113,11 @@ class EventStore:
         self.replica_acks = replica_acks if replica_acks is not None else _default_acks(client)
         self._replica_wait_ms = replica_wait_ms
         self._prefix = prefix
+        self.archive = archive
+        self._unpacked: LRU[ArchivedGame] = LRU(ARCHIVED_GAMES_KEPT)
         self._append = client.register_script((_HERE / "append.lua").read_text())
+        self._save_checkpoints = client.register_script(
+            (_HERE / "save_checkpoints.lua").read_text())
         self._save_snapshot = client.register_script((_HERE / "save_snapshot.lua").read_text())
         self._discard = client.register_script((_HERE / "discard.lua").read_text())
         self._checkpoint = client.register_script((_HERE / "checkpoint.lua").read_text())
@@ -163,7 +186,7 @@ class EventStore:
         if status == "ok":
             return AppendResult(envelopes, replayed=False)
         if status == "conflict":
-            raise VersionConflict(current=int(reply[1]))
+            raise self._conflict(game_id, expected_version, int(reply[1]))
         if status == "replay":
             return AppendResult(self.read(game_id, int(reply[1]), int(reply[2])), replayed=True)
         raise IdempotencyKeyReused(f"idempotency key {idempotency_key!r} was reused")
@@ -239,8 +262,17 @@ class EventStore:
         version, head = _version_head(replies[0])
         seen_key = idempotency_key is not None and bool(replies[1])
         if version != expected_version and not seen_key:
-            raise VersionConflict(current=version)
+            raise self._conflict(keys[0], expected_version, version)
         return version, head
+
+    def _conflict(self, game_id_or_key: str, expected: int, current: int) -> Exception:
+        """VersionConflict, or GameArchived when the game is not in Redis but archived."""
+        game_id = _game_id_of(game_id_or_key)
+        if current == 0 and expected > 0:
+            archived = self.archived(game_id)
+            if archived is not None:
+                return GameArchived(f"game {game_id} ended and was archived: it is read-only")
+        return VersionConflict(current=current)
 
     def earlier_result(
         self, game_id: str, idempotency_key: str, request_hash: str
@@ -271,15 +303,17 @@ class EventStore:
         return bytes.fromhex(_text(stored))
 
     def save_snapshot(self, game_id: str, version: int, payload: dict[str, Any]) -> None:
-        self._save_snapshot(keys=[self._key(game_id, "snap")], args=[version, json.dumps(payload)])
+        self._save_snapshot(keys=[self._key(game_id, "snap"), self._key(game_id, "events")],
+                            args=[version, json.dumps(payload)])
 
     def save_checkpoints(self, game_id: str, tables: dict[int, dict[str, Any]]) -> None:
         """Keep the table at each of these versions (a cache like the snapshot: the stream
         stays the truth), compressed: a table is a few KB of repetitive JSON."""
         if tables:
-            self._redis.hset(self._key(game_id, "checkpoints"), mapping={
-                str(version): zlib.compress(json.dumps(payload).encode())
-                for version, payload in tables.items()})
+            args = [part for version, payload in tables.items()
+                    for part in (str(version), zlib.compress(json.dumps(payload).encode()))]
+            self._save_checkpoints(keys=[self._key(game_id, "checkpoints"),
+                                         self._key(game_id, "events")], args=args)
 
     def checkpoint(self, game_id: str, version: int) -> tuple[int, dict[str, Any]] | None:
         """The newest checkpoint at or before `version`, or None."""
@@ -300,7 +334,10 @@ class EventStore:
 
     def get_record(self, game_id: str) -> bytes | None:
         stored = self._redis.get(self._key(game_id, "record"))
-        return None if stored is None else zlib.decompress(_bytes(stored))
+        if stored is None:
+            archived = self.archived(game_id)
+            return None if archived is None else archived.record
+        return zlib.decompress(_bytes(stored))
 
     def put_origin(self, game_id: str, origin: dict[str, Any]) -> None:
         """Mark the game as imported (before its events are written: an imported game is
@@ -309,7 +346,10 @@ class EventStore:
 
     def origin(self, game_id: str) -> dict[str, Any] | None:
         raw = self._redis.get(self._key(game_id, "origin"))
-        return None if raw is None else dict(json.loads(raw))
+        if raw is None:
+            archived = self.archived(game_id)
+            return None if archived is None else archived.origin
+        return dict(json.loads(raw))
 
     def discard(self, game_id: str, expected_version: int, note: str) -> bool:
         """Delete the game if it is still at `expected_version` (the caller checked that it
@@ -332,6 +372,9 @@ class EventStore:
         first = max(start, 1)
         low = f"{first - 1}-1" if first > 1 else "-"
         entries = self._redis.xrange(self._key(game_id, "events"), low, high) or []
+        if not entries:
+            archived = self._archived_unless_in_redis(game_id)
+            return [] if archived is None else archived.read(start, end)
         prev = GENESIS
         envelopes: list[Envelope] = []
         for entry_id, fields in entries:
@@ -350,18 +393,32 @@ class EventStore:
         pipe = self._redis.pipeline(transaction=False)
         for game_id in game_ids:
             pipe.hget(self._key(game_id, "meta"), "version")
-        return [int(raw) if raw is not None else 0 for raw in pipe.execute()]
+        return [int(raw) if raw is not None else self._archived_version(game_id)
+                for game_id, raw in zip(game_ids, pipe.execute(), strict=True)]
 
     def head(self, game_id: str) -> tuple[int, str]:
         """(version, hash of the last envelope), or (0, GENESIS) for a game with no events."""
-        return _version_head(self._redis.hmget(self._key(game_id, "meta"), ["version", "head"]))
+        version, head = _version_head(self._redis.hmget(self._key(game_id, "meta"),
+                                                        ["version", "head"]))
+        if version == 0:
+            archived = self.archived(game_id)
+            if archived is not None:
+                return archived.version, archived.head
+        return version, head
 
     def exists(self, game_id: str) -> bool:
+        return self.in_redis(game_id) or self.archived(game_id) is not None
+
+    def in_redis(self, game_id: str) -> bool:
+        """Whether the game's stream is in Redis (not archived, not gone)."""
         return bool(self._redis.exists(self._key(game_id, "events")))
 
     def get_seed(self, game_id: str) -> bytes | None:
         stored = self._redis.get(self._key(game_id, "seed"))
-        return None if stored is None else bytes.fromhex(_text(stored))
+        if stored is None:
+            archived = self.archived(game_id)
+            return None if archived is None else archived.seed
+        return bytes.fromhex(_text(stored))
 
     def load_snapshot(self, game_id: str) -> tuple[int, dict[str, Any]] | None:
         version, payload = self._redis.hmget(self._key(game_id, "snap"), ["version", "payload"])
@@ -375,6 +432,9 @@ class EventStore:
         entries = self._redis.xrange(self._key(game_id, "events"), f"{version}-1",
                                      f"{version}-1") or []
         if not entries:
+            archived = self._archived_unless_in_redis(game_id)
+            if archived is not None and 1 <= version <= archived.version:
+                return archived.batch_start(version)
             raise GameNotFound(f"no version {version} in game '{_shown(game_id)}'")
         first = (entries[0][1] or {}).get(b"batch")
         return int(first) if first is not None else version
@@ -383,12 +443,95 @@ class EventStore:
         """The last version of the batch that starts at version `first`."""
         entries = self._redis.xrange(self._key(game_id, "events"), f"{first}-1", "+",
                                      count=MAX_BATCH_EVENTS) or []
+        if not entries:
+            archived = self._archived_unless_in_redis(game_id)
+            if archived is not None:
+                return archived.batch_end(first)
         last = first
         for entry_id, fields in entries[1:]:
             if entry_id is None or int((fields or {}).get(b"batch", -1)) != first:
                 break
             last = int(_text(entry_id).split("-")[0])
         return last
+
+    def batches(self, game_id: str) -> list[tuple[int, int]]:
+        """The (first, last) versions of every commit that wrote more than one event."""
+        runs: dict[int, int] = {}
+        for entry_id, fields in self._redis.xrange(self._key(game_id, "events")) or []:
+            first = (fields or {}).get(b"batch")
+            v = int(_text(entry_id or b"0").split("-")[0])
+            if first is not None and int(first) != v:
+                runs[int(first)] = v
+        return sorted(runs.items())
+
+    # -- the archive -------------------------------------------------------------------------
+
+    def archived(self, game_id: str) -> ArchivedGame | None:
+        """The game as the archive holds it, or None (no archive, or not in it). A damaged
+        document is ArchiveUnavailable: never served, never taken for a missing game."""
+        self._key(game_id, "events")  # the id's form is checked before any file is named
+        if self.archive is None:
+            return None
+        kept = self._unpacked.get(game_id)
+        if kept is not None:
+            return kept
+        document = self.archive.get(game_id)
+        if document is None:
+            return None
+        try:
+            game = unpack_game(document)
+        except DamagedArchive as err:
+            raise ArchiveUnavailable(f"the archive of game {game_id} is damaged: {err}") from None
+        if game.game_id != game_id:
+            raise ArchiveUnavailable(f"the archive of game {game_id} holds another game")
+        self._unpacked.put(game_id, game)
+        return game
+
+    def _archived_unless_in_redis(self, game_id: str) -> ArchivedGame | None:
+        """After a read that found nothing: the archived game, unless the game is in Redis
+        (a read past its end) — that costs one EXISTS, and only when there is an archive."""
+        if self.archive is None or self.in_redis(game_id):
+            return None
+        return self.archived(game_id)
+
+    def _archived_version(self, game_id: str) -> int:
+        archived = self.archived(game_id)
+        return 0 if archived is None else archived.version
+
+    def last_change(self, game_id: str) -> str | None:
+        """The time of the game's last event in Redis (None: not in Redis)."""
+        entries = self._redis.xrevrange(self._key(game_id, "events"), "+", "-", count=1)
+        if not entries:
+            return None
+        return _iso_time(_text(_field(entries[0][1], "at")))
+
+    def memory_usage(self, game_id: str) -> int:
+        """The bytes Redis holds for the game's keys (MEMORY USAGE, summed)."""
+        keys = [self._key(game_id, suffix) for suffix in (
+            "meta", "events", "seed", "snap", "checkpoints", "record", "origin")]
+        pipe = self._redis.pipeline(transaction=False)
+        for key in keys:
+            pipe.memory_usage(key, samples=0)
+        return sum(int(used or 0) for used in pipe.execute())
+
+    def drop_archived(self, game_id: str, version: int) -> bool:
+        """Delete the game's keys from Redis, if it is still at `version` (an archive of it
+        is written and read back by the caller): one transaction, so a reader sees the whole
+        game in Redis or none of it there. False if it moved on (a late message)."""
+        keys = [self._key(game_id, suffix) for suffix in (
+            "meta", "events", "seed", "snap", "checkpoints", "record", "origin", "gone")]
+        client = self._primary(keys[0])
+        with client.pipeline(transaction=True) as pipe:
+            try:
+                pipe.watch(keys[0])
+                if int(pipe.hget(keys[0], "version") or 0) != version:
+                    return False
+                pipe.multi()
+                pipe.delete(*keys)
+                pipe.execute()
+            except redis.WatchError:
+                return False
+        return True
 
     # -- waiting (live streams) --------------------------------------------------------------
 
@@ -503,6 +646,14 @@ class EventStore:
         head, tail = len(f"{self._prefix}:g:{{"), len("}:events")
         ids = [_text(key)[head:-tail] for key in keys]
         return [game_id for game_id in ids if "}" not in game_id]
+
+
+def _game_id_of(game_id_or_key: str) -> str:
+    """A game id, from itself or from one of its keys (`…:g:{<id>}:…`)."""
+    start = game_id_or_key.find("{")
+    if start < 0:
+        return game_id_or_key
+    return game_id_or_key[start + 1:game_id_or_key.index("}", start)]
 
 
 def _default_acks(client: EventsClient) -> int:

@@ -240,7 +240,7 @@ def expected_version(in_body: int | None) -> int | None:
 @blp.alt_response(403, **CONFLICT, description="Not your seat (`not_seated`)")
 @blp.alt_response(409, **CONFLICT, description="Someone moved first (`version_conflict`, with "
                   "`current_version`: read the game and send again), `not_your_turn`, "
-                  "`game_not_started` or `game_over`")
+                  "`game_not_started` or `game_over` (`game_archived` once archived)")
 @blp.alt_response(412, **CONFLICT, description="If-Match held a weak ETag "
                   "(`precondition_failed`): If-Match compares strongly")
 def play_moves(body: dict[str, Any], game_id: str) -> Any:

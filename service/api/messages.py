@@ -13,7 +13,15 @@ from events.application.meeple import Meeple
 from events.domain.envelope import Envelope
 from events.domain.table import Table
 from service.api import Blueprint
-from service.api.games import BEARER, ETAG, IDEMPOTENCY, OPTIONAL_BEARER, etag, idempotency_key
+from service.api.games import (
+    BEARER,
+    CONFLICT,
+    ETAG,
+    IDEMPOTENCY,
+    OPTIONAL_BEARER,
+    etag,
+    idempotency_key,
+)
 from service.auth import current_player, meeple, reader_seats
 from service.schemas import MessageCreate, MessagePostOut, MessagesPage, MessagesQuery
 
@@ -45,9 +53,12 @@ def find_messages(app: Meeple, game_id: str, after: int, version: int, wanted: i
 @blp.doc(security=BEARER, parameters=[IDEMPOTENCY])
 @blp.arguments(MessageCreate)
 @blp.response(201, MessagePostOut, headers=ETAG)
+@blp.alt_response(409, **CONFLICT, description="The game ended long ago and was archived: it "
+                  "is read-only (`game_archived`)")
 def post_message(body: dict[str, Any], game_id: str) -> Any:
-    """Post a message as your first seat (seated players only; also after the end). It is an
-    event: the game's version goes up by one. At most 10 a minute per API key by default."""
+    """Post a message as your first seat (seated players only; also after the end, until the
+    game is archived, by default 7 days after its last event). It is an event: the game's
+    version goes up by one. At most 10 a minute per API key by default."""
     player = current_player()
     result = meeple().post_message(player, game_id, body["text"], idempotency_key())
     table = result.table

@@ -23,7 +23,8 @@ def app(redis_url: str, redis_client: redis.Redis, events_url: str,
     yield create_app(
         {"REDIS_URL": redis_url, "EVENTS_URL": events_url, "DISPATCH": False,
          "RATELIMIT_PER_CALLER": "100000 per minute", "RATELIMIT_REGISTRATION": "100000 per minute",
-         "KEYS_DIR": str(tmp_path / "keys"), "INBOUND_SECRET": "test-inbound-secret"}
+         "KEYS_DIR": str(tmp_path / "keys"), "INBOUND_SECRET": "test-inbound-secret",
+         "ARCHIVE_URL": str(tmp_path / "archive")}
     )
 
 

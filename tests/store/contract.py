@@ -374,6 +374,7 @@ class EventStoreContract:
         assert store.get_seed(game) == b"first-seed"
 
     def test_the_newest_snapshot_wins(self, store: EventStore, game: str) -> None:
+        store.append(game, 0, [move(1)])
         store.save_snapshot(game, 5, {"board": [1, 2], "at": 5})
         store.save_snapshot(game, 3, {"board": [1], "at": 3})
         assert store.load_snapshot(game) == (5, {"board": [1, 2], "at": 5})
@@ -408,17 +409,26 @@ class EventStoreContract:
                         done.set()
 
         finished: list[int] = []
+        make_store().append(game, 0, [move(1)])
         run_threads(savers + 1, run)
         assert make_store().load_snapshot(game) == (top - 1, {"at": top - 1})
 
     def test_the_checkpoint_at_or_before_a_version(self, store: EventStore, game: str) -> None:
         assert store.checkpoint(game, 500) is None
+        store.append(game, 0, [move(1)])
         store.save_checkpoints(game, {100: {"at": 100}, 203: {"at": 203}})
         store.save_checkpoints(game, {300: {"at": 300, "text": "ünï ♞" * 50}})
         assert store.checkpoint(game, 99) is None
         assert store.checkpoint(game, 100) == (100, {"at": 100})
         assert store.checkpoint(game, 299) == (203, {"at": 203})
         assert store.checkpoint(game, 10_000) == (300, {"at": 300, "text": "ünï ♞" * 50})
+
+    def test_no_cache_is_kept_for_a_game_that_is_not_here(self, store: EventStore,
+                                                           game: str) -> None:
+        # A game read from the archive (or gone) has no stream: its reads write nothing back.
+        store.save_snapshot(game, 3, {"at": 3})
+        store.save_checkpoints(game, {100: {"at": 100}})
+        assert store.load_snapshot(game) is None and store.checkpoint(game, 100) is None
 
     # -- discarding a table that never started --------------------------------------------
 

@@ -1,0 +1,70 @@
+"""`meeple archive`: move finished games out of Redis into the archive, by hand.
+
+The hourly housekeeping does the same a slice at a time (workers.housekeeping); this looks
+at every game in Redis (or the ones named) and says what it moved.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import click
+from tqdm import tqdm
+
+from cli.connections import connections
+from cli.keys import KEYS_DIR
+from events.application.meeple import Meeple
+from events.records.archiving import ArchivePass, archive_after, archive_finished_games
+from events.records.keys import Keyring
+
+
+@click.command("archive")
+@click.option("--older-than-days", type=click.FloatRange(min=0), default=None,
+              help="Archive ended games with no event for this many days "
+                   "[default: $MEEPLE_ARCHIVE_AFTER_DAYS or 7].")
+@click.option("--game", "games", multiple=True, metavar="ID",
+              help="Only this game (repeatable); default: every game in Redis.")
+@click.option("--limit", type=click.IntRange(min=1), default=None,
+              help="Stop after archiving this many games.")
+@KEYS_DIR
+def archive(older_than_days: float | None, games: tuple[str, ...], limit: int | None,
+            directory: Path) -> None:
+    """Archive finished games (MEEPLE_ARCHIVE_URL) and delete them from Redis; every read
+    of them goes on answering the same, from the archive."""
+    app = Meeple.connect(connections(), dispatch=False)
+    if app.store.archive is None:
+        raise click.UsageError("MEEPLE_ARCHIVE_URL is none: there is nowhere to archive to")
+    age = timedelta(days=older_than_days) if older_than_days is not None else archive_after()
+    if age is None:
+        raise click.UsageError("MEEPLE_ARCHIVE_AFTER_DAYS is off: say --older-than-days")
+    click.echo(f"archiving ended games with no event for {_days(age)} to {app.store.archive!r}",
+               err=True)
+    with tqdm(total=len(games) or None, unit="game", desc="looked at",
+              disable=None) as bar:
+        done = archive_finished_games(
+            app, Keyring(directory), datetime.now(UTC), age, game_ids=games or None,
+            limit=limit, on_game=lambda _: bar.update(1))
+    click.echo(report(done))
+    if done.failed:
+        raise SystemExit(1)
+
+
+def report(done: ArchivePass) -> str:
+    moved = len(done.moved)
+    lines = [f"looked at {done.looked_at} games in Redis: archived {moved}"]
+    if moved:
+        lines.append(f"  {done.redis_bytes / 1024:,.1f} KiB in Redis became "
+                     f"{done.document_bytes / 1024:,.1f} KiB in the archive "
+                     f"({done.document_bytes / moved / 1024:,.1f} KiB a game)")
+    for count, why in ((done.not_ended, "not ended"), (done.too_recent, "too recent"),
+                       (done.moved_on, "changed while being archived: left in Redis")):
+        if count:
+            lines.append(f"  {count} {why}")
+    lines += [f"  failed: {failure}" for failure in done.failed]
+    return "\n".join(lines)
+
+
+def _days(age: timedelta) -> str:
+    days = age.total_seconds() / 86400
+    return f"{days:g} day" + ("" if days == 1 else "s")
