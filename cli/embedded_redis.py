@@ -72,13 +72,14 @@ class EmbeddedRedis:
     """One redis-server child process with its data and AOF under `workdir`."""
 
     def __init__(self, workdir: Path, port: int | None = None, *, durable: bool = True,
-                 extra_args: Sequence[str] = ()) -> None:
+                 extra_args: Sequence[str] = (), server: Path = REDIS_SERVER) -> None:
         self.workdir = workdir.resolve()
         self.port = port
         # Throw-away servers (simulations) skip the AOF: nothing there must survive.
         self.durable = durable
         # Appended to the command line, e.g. cluster mode (cli/local_cluster.py).
         self.extra_args = tuple(extra_args)
+        self.server = server  # another redis-server binary (tests on Redis 7)
         self._proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -107,7 +108,7 @@ class EmbeddedRedis:
         log = (self.workdir / "redis.log").open("ab")
         try:
             self._proc = subprocess.Popen(
-                [str(REDIS_SERVER), "--port", str(port), "--bind", HOST,
+                [str(self.server), "--port", str(port), "--bind", HOST,
                  "--dir", str(self.workdir), "--daemonize", "no",
                  *(DURABLE_ARGS if self.durable else ("--save", "")), *self.extra_args],
                 stdout=log,
@@ -156,7 +157,10 @@ class EmbeddedRedis:
                         f"see {self.workdir / 'redis.log'}"
                     )
                 with contextlib.suppress(redis.ConnectionError, redis.BusyLoadingError):
-                    client.ping()
+                    # Answered by ours, not by a server that had the port first.
+                    if int(client.info("server")["process_id"]) != self._proc.pid:
+                        self._proc.kill()
+                        raise RuntimeError(f"port {port} is taken by another redis-server")
                     return
                 time.sleep(0.05)
         finally:

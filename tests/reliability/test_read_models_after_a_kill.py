@@ -10,6 +10,7 @@ import sys
 from datetime import UTC, datetime, timedelta
 
 import redis
+from redis.cluster import RedisCluster
 
 from events.accounts.players import Player
 from events.application.dispatch import RQDispatcher
@@ -40,6 +41,7 @@ app.join_game(Player("p_bob", "bob"), sys.argv[3])
 def test_a_join_whose_process_died_after_the_append_is_in_the_lobby_after_a_pass(
         redis_url: str, redis_client: redis.Redis, redis_cluster_url: str) -> None:
     events = events_client(redis_cluster_url)
+    events.flushall(target_nodes=RedisCluster.PRIMARIES)  # type: ignore[call-arg]
     app = Meeple(redis_client, RQDispatcher(redis_client), events=events)
     table = app.create_game(Player("p_alice", "alice"), RP, 2)
     assert app.lobby.get(table.id)["status"] == "open"
