@@ -64,7 +64,7 @@ def server_env(redis_url: str, events_url: str, keys: Path, port: int) -> dict[s
             "MEEPLE_BIND": f"127.0.0.1:{port}",
             "MEEPLE_RATE_LIMIT": "100000 per minute",
             "MEEPLE_REGISTRATION_RATE_LIMIT": "100000 per minute", "MEEPLE_WEB_WORKERS": "2",
-            "MEEPLE_KEYS_DIR": str(keys),
+            "MEEPLE_KEYS_DIR": str(keys), "MEEPLE_ARCHIVE_URL": str(keys.parent / "archive"),
             # A stream still open at the stop waits for its next keepalive: don't wait 20 s.
             "MEEPLE_WEB_GRACEFUL_TIMEOUT": "2"}
 
