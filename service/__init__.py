@@ -61,7 +61,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
                                       archive=open_archive(app.config["ARCHIVE_URL"]))
     app.extensions["meeple_keys"] = Keyring(Path(app.config["KEYS_DIR"]))
 
-    from service import browsers, caching, errors, json_body, limits, spec
+    from service import browsers, caching, errors, json_body, limits, spec, web
     from service.api import (
         game_types,
         games,
@@ -84,5 +84,6 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         api.register_blueprint(module.blp)
     system.init_app(app)
     browsers.init_app(app)
+    web.init_app(app)  # the pages: /, /games/<id>, /games/<id>/replay
     limits.limit_routes(app, limiter)
     return app

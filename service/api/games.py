@@ -70,9 +70,12 @@ def etag(version: int) -> str:
 
 def seat_for(table: Table, player: Player | None, wanted: int | None) -> int | None:
     """The seat whose view the caller gets: the one asked for, else their first acting seat
-    (None: a spectator's view)."""
+    (None: a spectator's view). Once the game has ended every seat's view is public (replays,
+    audits): anyone may ask for any seat of the table."""
     mine = table.seats_of(player.id) if player is not None else []
     if wanted is not None:
+        if table.status is Status.ENDED and 0 <= wanted < table.seat_count:
+            return wanted
         if wanted not in mine:
             raise NotSeated(f"seat {wanted} is not yours")
         return wanted
@@ -266,15 +269,20 @@ def play_moves(body: dict[str, Any], game_id: str) -> Any:
 
 @blp.route("/<game_id>/table", methods=["GET"])
 @blp.doc(security=OPTIONAL_BEARER, operationId="game_table")
-@blp.arguments(SeatQuery, location="query")
+@blp.arguments(StateQuery, location="query")
 @blp.response(200, TableOut, headers=ETAG)
 def table_text(query: dict[str, Any], game_id: str) -> tuple[dict[str, Any], int,
                                                                dict[str, str]]:
     """The table in words, as your seat sees it (a spectator's without a key or a seat):
-    the readable description each game writes of a view, the same the turn emails show."""
-    table = meeple().load(game_id)
-    reader_seats(table)
-    seat = seat_for(table, caller(), query.get("seat"))
+    the readable description each game writes of a view, the same the turn emails show.
+    `version`: the table as it was then (a replay); once the game has ended, any `seat`."""
+    app = meeple()
+    current = app.load(game_id)
+    reader_seats(current)
+    seat = seat_for(current, caller(), query.get("seat"))
+    version = query.get("version")
+    table = current if version is None or version == current.version else app.table_at(
+        game_id, version)
     view = table_view(table, seat)
     names = table.names()
     sections = table.game.describe(view, seat, names) if view is not None else []

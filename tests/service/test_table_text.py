@@ -12,6 +12,7 @@ from flask.testing import FlaskClient
 from games.registry import GAMES
 from games.text import Section, as_text
 from tests.service.conftest import Caller
+from tests.service.test_records_api import finish
 from tests.service.test_streams import move
 
 
@@ -59,3 +60,31 @@ def test_a_private_table_is_no_table_to_a_stranger(client: FlaskClient, alice: C
     assert client.get(f"/v1/games/{game['id']}/table").status_code == 404
     assert carol.get(f"/v1/games/{game['id']}/table").status_code == 404
     assert alice.get(f"/v1/games/{game['id']}/table").status_code == 200
+
+
+def test_a_past_version_reads_as_that_seat_saw_it_then(client: FlaskClient, alice: Caller,
+                                                       bob: Caller) -> None:
+    """Issue 19: the replay page reads `GET …/table?version=` as a seat saw the table then;
+    before the end only one's own seat, once it has ended any seat, for anyone."""
+    game = alice.create(seats=2)
+    bob.post(f"/v1/games/{game['id']}/join", {})
+    rng = random.Random(19)
+    for _ in range(6):
+        move({0: alice, 1: bob}, game["id"], rng)
+    now = alice.get(f"/v1/games/{game['id']}/table").json
+    then = alice.get(f"/v1/games/{game['id']}/table?version=4&seat=0")
+    assert then.status_code == 200 and then.json["version"] == 4
+    assert then.headers["ETag"] == '"4"' and then.json["sections"] != now["sections"]
+    assert then.json["sections"][0]["title"] == "You (alice)"
+    refused = alice.get(f"/v1/games/{game['id']}/table?version=4&seat=1")
+    assert refused.status_code == 403 and refused.json["code"] == "not_seated"
+    assert client.get(f"/v1/games/{game['id']}/table?seat=0").status_code == 403
+    assert alice.get(f"/v1/games/{game['id']}/table?version=9999").status_code == 404
+
+    finish(alice, bob, game["id"])
+    for seat, name in ((0, "alice"), (1, "bob")):  # over: every view is public
+        seen = client.get(f"/v1/games/{game['id']}/table?version=5&seat={seat}")
+        assert seen.status_code == 200, seen.json
+        assert seen.json["seat"] == seat
+        assert seen.json["sections"][0]["title"] == f"You ({name})"
+    assert client.get(f"/v1/games/{game['id']}/table?seat=7").status_code == 403

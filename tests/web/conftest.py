@@ -5,12 +5,14 @@ to SCREENSHOTS for a person to look at."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from selenium import webdriver
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 
@@ -37,9 +39,13 @@ def chromium() -> Iterator[webdriver.Chrome]:
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
                      "--window-size=1280,900", "--disable-gpu"):
         options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
     session = webdriver.Chrome(options=options, service=Service(executable_path=driver))
     session.set_page_load_timeout(30)
+    # Every page load fetches its assets again: the sizes measured are what a first visit
+    # costs, and no answer stored for one key is shown to another.
+    session.execute_cdp_cmd("Network.enable", {})
+    session.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
     yield session
     session.quit()
 
@@ -47,10 +53,32 @@ def chromium() -> Iterator[webdriver.Chrome]:
 @pytest.fixture()
 def browser(chromium: webdriver.Chrome) -> Iterator[webdriver.Chrome]:
     """The session's browser, with nothing kept from the test before."""
+    chromium.get_log("performance")  # drained: a test reads only its own network events
     yield chromium
     chromium.delete_all_cookies()
     if chromium.current_url.startswith("http"):
         chromium.execute_script("window.localStorage.clear(); window.sessionStorage.clear();")
+
+
+def api_bodies(browser: webdriver.Chrome) -> dict[str, str]:
+    """Every API answer the page received since the last call (URL -> body), read through
+    the DevTools protocol. A stream still open has no body yet and is left out: its events
+    are the ones GET …/events answers (the page fetches those too)."""
+    bodies: dict[str, str] = {}
+    for entry in browser.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] != "Network.responseReceived":
+            continue
+        url = message["params"]["response"]["url"]
+        if "/v1/" not in url or "/stream" in url:
+            continue
+        try:
+            body = browser.execute_cdp_cmd("Network.getResponseBody",
+                                           {"requestId": message["params"]["requestId"]})
+        except WebDriverException:
+            continue  # evicted from the browser's buffer, or no body (a 204)
+        bodies[url] = body["body"]
+    return bodies
 
 
 def screenshot(browser: webdriver.Chrome, name: str) -> Path:

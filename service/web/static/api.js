@@ -1,0 +1,105 @@
+// What every page shares: the viewer's API key (kept in this browser only), calls to the
+// public API with it, and the table and log in words, rendered as the API gives them.
+
+const KEY = "meeple.apiKey";
+// Read once: every call of one page goes with the same key (or none), even if another tab
+// changes it meanwhile; only this page's own setApiKey changes it.
+let kept = window.localStorage.getItem(KEY);
+
+export function apiKey() {
+  return kept;
+}
+
+export function setApiKey(key) {
+  kept = key || null;
+  if (key) window.localStorage.setItem(KEY, key);
+  else window.localStorage.removeItem(KEY);
+}
+
+export class ApiError extends Error {
+  constructor(status, problem) {
+    super(problem?.detail || `HTTP ${status}`);
+    this.status = status;
+    this.code = problem?.code || `http_${status}`;
+    this.problem = problem;
+  }
+}
+
+// A JSON call to the API with the viewer's key, if any. Problems (RFC 9457) become
+// ApiError, with the server's own words as the message.
+export async function api(path, { method = "GET", body, key = apiKey(), headers = {} } = {}) {
+  const sent = { Accept: "application/json", ...headers };
+  if (key) sent.Authorization = `Bearer ${key}`;
+  if (body !== undefined) sent["Content-Type"] = "application/json";
+  // "no-store": a page always wants the game as it is now, for this key. (Chromium was seen
+  // to revalidate a stored answer made for another key, despite `Vary: Authorization`, and
+  // to show it after a 304: the ETag is the version, the same for every reader.)
+  const response = await fetch(path, {
+    method, headers: sent, body: body === undefined ? undefined : JSON.stringify(body),
+    cache: "no-store",
+  });
+  const text = await response.text();
+  const parsed = text ? JSON.parse(text) : null;
+  if (!response.ok) throw new ApiError(response.status, parsed);
+  return parsed;
+}
+
+// Every page of a game's log (the API pages it by 100 up to 500 a page).
+export async function allEvents(gameId, after = 0) {
+  const events = [];
+  let next = after;
+  while (next !== null) {
+    const page = await api(`/v1/games/${gameId}/events?after=${next}&limit=500`);
+    events.push(...page.items);
+    next = page.next_after;
+  }
+  return events;
+}
+
+// "Seat 2" (Res Publica, Trobils: from 0) or "Player 3" (Trappist One, Trajan: from 1) in a
+// game's text, named as the players are named: the same rule as games/text.py `named`.
+export function named(text, names) {
+  return text.replace(/\b(?:([Ss]eat)|Player) (\d+)\b/g, (whole, seatWord, number) => {
+    const seat = Number(number) - (seatWord ? 0 : 1);
+    return seat >= 0 && seat < names.length && names[seat] ? names[seat] : whole;
+  });
+}
+
+// One event in words (as events/domain/log_text.py writes the emails' lines).
+export function eventLines(envelope, names) {
+  const data = envelope.data || {};
+  const who = (seat) => names[seat] || `Seat ${seat}`;
+  switch (envelope.type) {
+    case "MovePlayed": return (data.facts || []).map((fact) => named(fact.text, names));
+    case "MessagePosted": return [`${who(data.seat)} said: “${data.text}”`];
+    case "TurnTimedOut": return [`${who(data.seat)}'s time ran out.`];
+    case "PlayerResigned": return [`${who(data.seat)} resigned; a bot plays on for them.`];
+    case "SeatTaken": return [`${data.name} sits down at seat ${data.seat}.`];
+    case "GameStarted": return ["The game began."];
+    case "GameEnded": return ["The game ended."];
+    case "SeedRevealed": return ["The secret seed is revealed: the deal can be checked."];
+    case "GameScored": return ["The players' ratings were updated."];
+    default: return [];
+  }
+}
+
+// The sections of GET /v1/games/{id}/table as HTML: a heading and a list per section.
+export function renderSections(container, sections) {
+  container.replaceChildren(...sections.map((section) => {
+    const part = element("section", { className: "part" });
+    part.append(element("h3", { textContent: section.title }));
+    const list = element("ul");
+    list.append(...section.lines.map((line) => element("li", { textContent: line })));
+    part.append(list);
+    return part;
+  }));
+}
+
+export function element(tag, properties = {}) {
+  return Object.assign(document.createElement(tag), properties);
+}
+
+export function showError(target, error) {
+  target.textContent = error instanceof ApiError
+    ? `${error.message} (${error.code})` : String(error.message || error);
+}

@@ -1,0 +1,15 @@
+// The key form in every page's header: the viewer's API key, kept in this browser only.
+import { apiKey, setApiKey } from "./api.js";
+
+const form = document.getElementById("key-form");
+const input = document.getElementById("api-key");
+input.value = apiKey() || "";
+form.addEventListener("submit", (event) => {
+  event.preventDefault();
+  setApiKey(input.value.trim());
+  window.location.reload();
+});
+document.getElementById("forget-key").addEventListener("click", () => {
+  setApiKey(null);
+  window.location.reload();
+});
