@@ -15,6 +15,7 @@ from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, make_server
 
 import pytest
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
@@ -130,6 +131,13 @@ def test_a_spectator_watches_a_bot_game_advance_without_reloading(live_server, b
     figures = record_timing("table", browser)
     assert figures["first_render_ms"] < 1000 and figures["asset_bytes"] < 200_000, figures
     screenshot(browser, "table-spectator")
+    browser.set_window_size(390, 844)  # a phone: one column, nothing wider than the screen
+    try:
+        assert browser.execute_script(
+            "return document.documentElement.scrollWidth <= window.innerWidth")
+        screenshot(browser, "table-spectator-phone")
+    finally:
+        browser.set_window_size(1280, 900)
 
 
 def test_a_player_plays_a_whole_game_from_the_buttons(live_server, browser):
@@ -150,7 +158,11 @@ def test_a_player_plays_a_whole_game_from_the_buttons(live_server, browser):
     wait(browser, lambda b: "moved on before your move" in b.find_element(By.ID, "game-error").text)
     wait(browser, lambda b: any("first!" in item.text
                                 for item in b.find_elements(By.CSS_SELECTOR, "#log li")))
-    clicks = 0
+    # Keyboard play: the first move button focused, and Enter pressed (a real key event).
+    before = dataset(browser, "game", "version")
+    wait(browser, _press_enter_on_a_move)
+    wait(browser, lambda b, seen=before: dataset(b, "game", "version") != seen)
+    clicks = 1
     for _ in range(500):
         before = dataset(browser, "game", "version")
         done = wait(browser, lambda b: _click_a_move(b), seconds=60)
@@ -176,6 +188,16 @@ def test_a_player_plays_a_whole_game_from_the_buttons(live_server, browser):
 
 def alice_id(player: Http) -> str:
     return str(player.call("GET", "/v1/players/me")[1]["id"])
+
+
+def _press_enter_on_a_move(browser: WebDriver) -> bool:
+    try:
+        button = browser.find_element(By.CSS_SELECTOR, "#moves button:not([disabled])")
+        browser.execute_script("arguments[0].focus()", button)
+        browser.switch_to.active_element.send_keys(Keys.ENTER)
+        return True
+    except (NoSuchElementException, StaleElementReferenceException):
+        return False  # between two renders of the buttons: again
 
 
 def _click_a_move(browser: WebDriver) -> str | None:

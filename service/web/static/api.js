@@ -44,6 +44,12 @@ export async function api(path, { method = "GET", body, key = apiKey(), headers 
   return parsed;
 }
 
+// A game type's title ("Trappist One") from its id ("trappist-one").
+export async function typeTitle(typeId) {
+  const types = await api("/v1/game-types");
+  return types.find((type) => type.id === typeId)?.title || typeId;
+}
+
 // Every page of a game's log (the API pages it by 100 up to 500 a page).
 export async function allEvents(gameId, after = 0) {
   const events = [];

@@ -1,6 +1,8 @@
 // A finished game, version by version, as any seat saw it or as everyone; then its record
 // verified in this browser (verify.js): hashes, chain, seed commitment, signature.
-import { api, allEvents, element, eventLines, renderSections, showError } from "./api.js";
+import {
+  api, allEvents, element, eventLines, renderSections, showError, typeTitle,
+} from "./api.js";
 import { verifyRecord } from "./verify.js";
 
 const root = document.getElementById("replay");
@@ -14,7 +16,7 @@ let asked = 0; // the newest render asked for: an older answer arriving late is 
 async function start() {
   const game = await api(`/v1/games/${gameId}`);
   names = game.seats.map((seat) => seat.name);
-  $("game-title").textContent = `Replay of ${game.type} · ${gameId}`;
+  $("game-title").textContent = `Replay of ${await typeTitle(game.type)} · ${gameId}`;
   if (game.status !== "ended") {
     $("replay-error").textContent = "This game is not over: its replay opens once it has ended.";
     $("controls").hidden = true;

@@ -2,7 +2,7 @@
 // spectator's without), its log as it grows, and, for a seat that must act, its legal
 // moves as buttons. Everything comes from the public API; the stream says when to look again.
 import {
-  api, allEvents, ApiError, apiKey, element, eventLines, renderSections, showError,
+  api, allEvents, ApiError, apiKey, element, eventLines, renderSections, showError, typeTitle,
 } from "./api.js";
 
 const root = document.getElementById("game");
@@ -11,12 +11,14 @@ const $ = (id) => document.getElementById(id);
 let game = null;
 let names = [];
 let shown = 0; // the last version in the log on the page
+let title = null;
 
 async function refresh() {
   try {
     game = await api(`/v1/games/${gameId}`);
     names = game.seats.map((seat) => seat.name);
-    $("game-title").textContent = `${game.type} · table ${gameId}`;
+    title = title || await typeTitle(game.type);
+    $("game-title").textContent = `${title} · table ${gameId}`;
     const seatText = game.seat === null ? "as a spectator" : `as ${names[game.seat]} (seat ${game.seat})`;
     $("game-status").textContent = `${game.status} · version ${game.version} · ${seatText}`;
     $("seat-label").textContent = seatText;
