@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import time
@@ -14,7 +15,7 @@ from events.domain.envelope import NewEvent
 from events.domain.table import Status
 from events.exceptions import GameOver, IllegalMoveError, NotYourTurn, VersionConflict
 from events.readmodels.ratings import Ratings
-from events.store.clients import connect
+from events.store.clients import Connections, connect
 from games.bots import GREEDY, Level, bot_move, bot_rng
 
 log = structlog.get_logger()
@@ -28,7 +29,17 @@ THINKING_KEPT = 30 * 24 * 3600  # a game's thinking total is forgotten after 30 
 
 
 def _app() -> Meeple:
-    return Meeple.connect(connect())
+    """The use cases for one job, on this process's Redis clients (made once per process and
+    settings: a cluster client costs ~27 ms to make, CLUSTER SLOTS and new connections, more
+    than a bot's move; a forked job is another process, with clients of its own). The
+    Meeple itself, and so its table cache, is the job's own."""
+    settings = tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith("MEEPLE_")))
+    return Meeple.connect(_connections(os.getpid(), settings))
+
+
+@functools.lru_cache(maxsize=8)
+def _connections(pid: int, settings: tuple[tuple[str, str], ...]) -> Connections:
+    return connect(dict(settings))
 
 
 def play_bot_turn(game_id: str, version: int, seat: int) -> str:
