@@ -17,11 +17,12 @@ import redis
 from flask import Flask
 
 from events.application.offline import OfflineLog, fixed_clock, play_offline, play_random_move
-from events.domain.envelope import GENESIS, NewEvent, seal
+from events.domain.envelope import NewEvent
 from events.domain.table import Status
 from events.records.record import build_record, sign_record
 from events.records.verify import Report
 from games.rng import Rng
+from tests.records.helpers import reseal
 from tests.service.conftest import Caller
 
 Record = dict[str, Any]
@@ -32,15 +33,6 @@ GAME_TYPE = "asking-for-trobils"
 def signed(app: Flask, record: Record) -> Record:
     key_id, private_key = app.extensions["meeple_keys"].current()
     return json.loads(json.dumps(sign_record(record, key_id, private_key)))
-
-
-def reseal(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    sealed, prev = [], GENESIS
-    for v, envelope in enumerate(events, start=1):
-        sealed.append(seal(v, envelope["type"], envelope["data"], envelope["by"], prev,
-                           envelope["at"]))
-        prev = sealed[-1]["hash"]
-    return sealed
 
 
 def a_record(app: Flask, game_id: str) -> Record:

@@ -30,11 +30,12 @@ from selenium import webdriver
 from selenium.webdriver.support.ui import WebDriverWait
 
 from events.application.offline import fixed_clock, play_offline
-from events.domain.envelope import GENESIS, canonical_json, seal
+from events.domain.envelope import canonical_json
 from events.records.finished import serialise
 from events.records.keys import Keyring
 from events.records.record import build_record, sign_record
 from games.rng import Rng
+from tests.records.helpers import reseal
 
 ROOT = Path(__file__).resolve().parents[2]
 VERIFY_JS = ROOT / "service" / "web" / "static" / "verify.js"
@@ -206,16 +207,6 @@ def server_record(server: Server, game_type: str = "res-publica-2230ad") -> dict
     reads it (a fresh copy, free to tamper with)."""
     table, envelopes = _played(game_type, None)
     return json.loads(serialise(server.sign(build_record(table, list(envelopes), SEED, []))))
-
-
-def reseal(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Versions, prevs and hashes made consistent again: a forger's fix-up."""
-    sealed, prev = [], GENESIS
-    for v, envelope in enumerate(events, start=1):
-        sealed.append(seal(v, envelope["type"], envelope["data"], envelope["by"], prev,
-                           envelope["at"]))
-        prev = sealed[-1]["hash"]
-    return sealed
 
 
 def index_of(record: dict[str, Any], kind: str) -> int:
