@@ -78,7 +78,9 @@ class Reconciler:
         """The games whose version is past the one last settled: two round trips in all."""
         if not game_ids:
             return []
-        versions = self.app.store.versions(game_ids)
+        # A game not in Redis (archived, or gone) has nothing left to reconcile: its version
+        # is not looked up in the archive.
+        versions = self.app.store.versions(game_ids, archived=False)
         marks = self._redis.hmget(self._marks, game_ids)
         return [game_id for game_id, version, mark in zip(game_ids, versions, marks,
                                                           strict=True)

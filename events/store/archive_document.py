@@ -99,18 +99,7 @@ def pack_game(game_id: str, record: bytes, envelopes: list[Envelope],
 
 def unpack_game(data: bytes) -> ArchivedGame:
     """The game in an archive document; DamagedArchive if it is not one, or not intact."""
-    try:
-        decompressor = lzma.LZMADecompressor()
-        text = decompressor.decompress(data, max_length=MAX_UNPACKED_BYTES)
-        if not decompressor.eof:
-            raise DamagedArchive("the archive is truncated or too large")
-        document = json.loads(text)
-    except (lzma.LZMAError, ValueError, EOFError) as err:
-        if isinstance(err, DamagedArchive):
-            raise
-        raise DamagedArchive(f"not an archive document: {err}") from None
-    if not isinstance(document, dict) or document.get("format") != FORMAT:
-        raise DamagedArchive("not a meeple-archive/1 document")
+    document = _document(data)
     try:
         envelopes = _chained(document["events"])
         in_record = int(document["record_events"])
@@ -128,6 +117,29 @@ def unpack_game(data: bytes) -> ArchivedGame:
     if hashlib.sha256(game.record).hexdigest() != document.get("record_sha256"):
         raise DamagedArchive(f"game {game.game_id}: the archived record is not the one kept")
     return game
+
+
+def count_events(data: bytes) -> int:
+    """How many events an archive document holds, without checking it (for lists)."""
+    return len(_document(data)["events"])
+
+
+def _document(data: bytes) -> dict[str, Any]:
+    try:
+        decompressor = lzma.LZMADecompressor()
+        text = decompressor.decompress(data, max_length=MAX_UNPACKED_BYTES)
+        if not decompressor.eof:
+            raise DamagedArchive("the archive is truncated or too large")
+        document = json.loads(text)
+    except (lzma.LZMAError, ValueError, EOFError) as err:
+        if isinstance(err, DamagedArchive):
+            raise
+        raise DamagedArchive(f"not an archive document: {err}") from None
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        raise DamagedArchive("not a meeple-archive/1 document")
+    if not isinstance(document.get("events"), list):
+        raise DamagedArchive("an archive document without its events")
+    return document
 
 
 def _compact(envelope: Envelope) -> list[Any]:

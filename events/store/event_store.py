@@ -58,7 +58,7 @@ from events.exceptions import (
     NotReplicated,
     VersionConflict,
 )
-from events.store.archive_document import ArchivedGame, DamagedArchive, unpack_game
+from events.store.archive_document import ArchivedGame, DamagedArchive, count_events, unpack_game
 from events.store.archive_stores import GameArchive
 from events.store.clients import EventsClient, is_cluster, min_replica_acks
 
@@ -79,6 +79,7 @@ MOVED_RETRIES = 2  # an append sent to a primary that no longer owns the game go
 # A cluster scan's cursor is (the primary's own cursor) * MAX_PRIMARIES + (which primary).
 MAX_PRIMARIES = 1024
 ARCHIVED_GAMES_KEPT = 32  # unpacked archived games a process keeps (they never change)
+ARCHIVED_VERSIONS_KEPT = 10_000  # and their versions, for lists (an int each)
 _HERE = Path(__file__).parent
 
 
@@ -115,6 +116,7 @@ class EventStore:
         self._prefix = prefix
         self.archive = archive
         self._unpacked: LRU[ArchivedGame] = LRU(ARCHIVED_GAMES_KEPT)
+        self._archived_versions: LRU[int] = LRU(ARCHIVED_VERSIONS_KEPT)
         self._append = client.register_script((_HERE / "append.lua").read_text())
         self._save_checkpoints = client.register_script(
             (_HERE / "save_checkpoints.lua").read_text())
@@ -388,12 +390,14 @@ class EventStore:
     def version(self, game_id: str) -> int:
         return self.head(game_id)[0]
 
-    def versions(self, game_ids: Sequence[str]) -> list[int]:
-        """The version of each game (0 for none), in one round trip."""
+    def versions(self, game_ids: Sequence[str], *, archived: bool = True) -> list[int]:
+        """The version of each game (0 for none), in one round trip to Redis; an archived
+        game's from the archive unless `archived` is False (then 0: not in Redis)."""
         pipe = self._redis.pipeline(transaction=False)
         for game_id in game_ids:
             pipe.hget(self._key(game_id, "meta"), "version")
-        return [int(raw) if raw is not None else self._archived_version(game_id)
+        return [int(raw) if raw is not None else
+                self._archived_version(game_id) if archived else 0
                 for game_id, raw in zip(game_ids, pipe.execute(), strict=True)]
 
     def head(self, game_id: str) -> tuple[int, str]:
@@ -495,8 +499,23 @@ class EventStore:
         return self.archived(game_id)
 
     def _archived_version(self, game_id: str) -> int:
-        archived = self.archived(game_id)
-        return 0 if archived is None else archived.version
+        """An archived game's version, for lists of many games: kept per process (it never
+        changes), read without re-hashing the game (the full read checks it)."""
+        if self.archive is None:
+            return 0
+        known = self._archived_versions.get(game_id)
+        if known is not None:
+            return known
+        kept = self._unpacked.get(game_id)
+        document = None if kept is not None else self.archive.get(game_id)
+        if kept is None and document is None:
+            return 0
+        try:
+            version = kept.version if kept is not None else count_events(document or b"")
+        except DamagedArchive as err:
+            raise ArchiveUnavailable(f"the archive of game {game_id} is damaged: {err}") from None
+        self._archived_versions.put(game_id, version)
+        return version
 
     def last_change(self, game_id: str) -> str | None:
         """The time of the game's last event in Redis (None: not in Redis)."""

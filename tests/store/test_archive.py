@@ -292,3 +292,27 @@ def test_an_unreachable_s3_archive_is_unavailable_not_empty(monkeypatch):
         archive.get("g1")  # type: ignore[union-attr]
     with pytest.raises(ArchiveUnavailable, match="cannot write"):
         archive.put("g1", b"x")  # type: ignore[union-attr]
+
+
+def test_lists_read_an_archived_games_version_once_and_the_reconciler_never(
+        archived_app, redis_client, tmp_path, monkeypatch):
+    from datetime import UTC, datetime, timedelta
+
+    from events.application.dispatch import RQDispatcher
+    from events.application.reconciler import Reconciler
+
+    app = archived_app
+    game_id = played_game(app)
+    version = app.store.version(game_id)
+    archive_game(app, game_id, Keyring(tmp_path / "keys"))
+    fresh = Meeple(redis_client, archive=app.store.archive)
+    reads: list[str] = []
+    get = fresh.store.archive.get  # type: ignore[union-attr]
+    monkeypatch.setattr(fresh.store.archive, "get", lambda gid: reads.append(gid) or get(gid))
+    assert fresh.store.versions([game_id]) == [version] == fresh.store.versions([game_id])
+    assert reads == [game_id]  # once: a version never changes once archived
+    assert fresh.store.versions([game_id], archived=False) == [0]
+    assert fresh.lobby.get(game_id)["status"] == "ended"  # listed, so a reconciler candidate
+    reads.clear()
+    Reconciler(fresh, RQDispatcher(redis_client)).run_once(datetime.now(UTC) + timedelta(1))
+    assert reads == []  # a game not in Redis has nothing to reconcile
