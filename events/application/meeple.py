@@ -13,6 +13,7 @@ before one, can be read in this one file.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import secrets
 import time
@@ -542,10 +543,16 @@ class Meeple:
                 for item, version in zip(summaries, versions, strict=True)]
 
     def rebuild_lobby(self) -> int:
-        """Refill the lobby from every game stream; returns the number of games."""
+        """Refill the lobby from every game stream, and every archived game; returns the
+        number of games."""
         count = 0
-        for game_id in self.store.game_ids():
-            self.lobby.record(summary(self.load(game_id)))
+        in_redis = self.store.game_ids()
+        archived = self.store.archive.game_ids() if self.store.archive is not None else iter(())
+        for game_id in itertools.chain(in_redis, archived):
+            try:
+                self.lobby.record(summary(self.load(game_id)))
+            except GameNotFound:
+                continue  # a stale file: archived and then removed, or never finished
             count += 1
         return count
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlsplit
@@ -34,6 +35,8 @@ class GameArchive(Protocol):
     def get(self, game_id: str) -> bytes | None: ...
 
     def delete(self, game_id: str) -> None: ...
+
+    def game_ids(self) -> Iterator[str]: ...
 
 
 class DirectoryArchive:
@@ -75,6 +78,11 @@ class DirectoryArchive:
     def delete(self, game_id: str) -> None:
         self.path(game_id).unlink(missing_ok=True)
 
+    def game_ids(self) -> Iterator[str]:
+        """Every archived game's id (`meeple rebuild-lobby`)."""
+        for path in self.root.glob(f"??/*{SUFFIX}"):
+            yield path.name[:-len(SUFFIX)]
+
 
 class S3Archive:
     """One object per game, `<prefix><game id>.meeple.xz`, in an S3 bucket."""
@@ -113,6 +121,19 @@ class S3Archive:
 
     def delete(self, game_id: str) -> None:
         self._call("delete_object", Bucket=self.bucket, Key=self.key(game_id))
+
+    def game_ids(self) -> Iterator[str]:
+        """Every archived game's id, a page of the bucket's listing at a time."""
+        pages = self._client.get_paginator("list_objects_v2").paginate(
+            Bucket=self.bucket, Prefix=self.prefix)
+        try:
+            for page in pages:
+                for item in page.get("Contents", []):
+                    key = str(item["Key"])[len(self.prefix):]
+                    if key.endswith(SUFFIX) and "/" not in key:
+                        yield key[:-len(SUFFIX)]
+        except Exception as err:
+            raise ArchiveUnavailable(f"cannot list the archive: {_code(err)}") from None
 
     def _call(self, method: str, **kwargs: Any) -> None:
         try:

@@ -35,7 +35,7 @@ def test_the_lobby_is_rebuilt_from_the_streams(
 
     done = subprocess.run([str(Path(sys.executable).parent / "meeple"), "rebuild-lobby"],
                           env={**os.environ, "MEEPLE_REDIS_URL": redis_url,
-                               "MEEPLE_EVENTS_URL": events_url},
+                               "MEEPLE_EVENTS_URL": events_url, "MEEPLE_ARCHIVE_URL": "none"},
                           capture_output=True, text=True, timeout=60, check=True)
     assert "2 games" in done.stdout
     after = app.lobby.page(limit=10)

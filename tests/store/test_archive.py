@@ -316,3 +316,25 @@ def test_lists_read_an_archived_games_version_once_and_the_reconciler_never(
     reads.clear()
     Reconciler(fresh, RQDispatcher(redis_client)).run_once(datetime.now(UTC) + timedelta(1))
     assert reads == []  # a game not in Redis has nothing to reconcile
+
+
+def test_rebuilding_the_lobby_lists_the_archived_games_again(archived_app, redis_client,
+                                                              tmp_path):
+    app = archived_app
+    archived, in_redis = played_game(app), app.create_game(ALICE, RP, 2).id
+    archive_game(app, archived, Keyring(tmp_path / "keys"))
+    for key in redis_client.scan_iter(match="meeple:{lobby}*"):
+        redis_client.delete(key)  # the control store's lobby lost
+    assert app.lobby.get(archived) is None
+    assert app.rebuild_lobby() == 2
+    assert app.lobby.get(archived)["status"] == "ended"
+    assert app.lobby.get(in_redis)["status"] == "open"
+
+
+def test_an_s3_archive_lists_its_games(s3_url):
+    archive = open_archive(s3_url)
+    assert archive is not None
+    for game_id in ("a1", "b2", "c3"):
+        archive.put(game_id, b"document")
+    assert sorted(archive.game_ids()) == ["a1", "b2", "c3"]
+    assert sorted(DirectoryArchive(Path("/nonexistent")).game_ids()) == []
