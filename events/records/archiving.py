@@ -7,8 +7,8 @@ come within minutes, and idempotency keys expire after one day), `archive_game`:
 
 1. builds and signs its final record if nobody asked for it yet (events.records.finished);
 2. packs the record, every event, the origin and the commits into one document;
-3. writes it to the archive, reads it back, and checks that it unpacks to the same record
-   bytes and the same envelopes as the store holds now;
+3. checks that it unpacks to the same record bytes and envelopes as the store holds now,
+   writes it to the archive and reads back the same bytes;
 4. deletes the game's keys in one transaction, if the game is still at the version read
    (a message that came in between keeps the game in Redis; its stale document is removed).
 
@@ -30,7 +30,7 @@ from events.domain.table import Status
 from events.exceptions import ArchiveUnavailable, MeepleError
 from events.records.finished import finished_record
 from events.records.keys import Keyring
-from events.store.archive_document import pack_game, unpack_game
+from events.store.archive_document import pack_game
 from events.store.archive_stores import GameArchive
 
 ARCHIVE_AFTER_DAYS = 7.0
@@ -107,7 +107,7 @@ def archive_game(app: Meeple, game_id: str, keyring: Keyring | None) -> Moved | 
                          app.store.batches(game_id))
     redis_bytes = app.store.memory_usage(game_id)
     archive.put(game_id, document)
-    _check_read_back(archive, game_id, document, record, envelopes)
+    _check_read_back(archive, game_id, document)
     if not app.store.drop_archived(game_id, table.version):
         if app.store.in_redis(game_id):  # moved on: the document is stale, and not the truth
             archive.delete(game_id)
@@ -189,13 +189,9 @@ def _archive_of(app: Meeple) -> GameArchive:
     return app.store.archive
 
 
-def _check_read_back(archive: GameArchive, game_id: str, document: bytes, record: bytes,
-                     envelopes: list[dict[str, object]]) -> None:
-    back = archive.get(game_id)
-    if back != document:
+def _check_read_back(archive: GameArchive, game_id: str, document: bytes) -> None:
+    """The archive gives back the very bytes written (pack_game has already checked that
+    they unpack to the stored record and events: equal bytes unpack the same)."""
+    if archive.get(game_id) != document:
         raise ArchiveUnavailable(f"game {game_id}: the archive did not give back what was "
                                  "written; the game stays in Redis")
-    game = unpack_game(back)
-    if game.record != record or game.envelopes != envelopes:
-        raise ArchiveUnavailable(f"game {game_id}: the archived game is not the stored one; "
-                                 "it stays in Redis")
