@@ -103,8 +103,11 @@ def archive_game(app: Meeple, game_id: str, keyring: Keyring | None) -> Moved | 
     envelopes = app.store.read(game_id, 1, table.version)
     if len(envelopes) != table.version:
         return None  # already archived (read from there), or moving on: not this pass
-    document = pack_game(game_id, record, envelopes, app.store.origin(game_id),
-                         app.store.batches(game_id))
+    try:
+        document = pack_game(game_id, record, envelopes, app.store.origin(game_id),
+                             app.store.batches(game_id))
+    except ValueError as err:  # a record not of this stream: keep the game, say so, go on
+        raise NotArchivable(str(err)) from err
     redis_bytes = app.store.memory_usage(game_id)
     archive.put(game_id, document)
     _check_read_back(archive, game_id, document)

@@ -203,6 +203,19 @@ def test_a_game_not_ended_or_too_recent_stays(archived_app, tmp_path):
     assert not again.moved and app.store.archived(ended) is not None  # never undone
 
 
+def test_a_game_whose_record_is_not_its_stream_stays_and_the_pass_goes_on(
+        archived_app, tmp_path):
+    app, keyring = archived_app, Keyring(tmp_path / "keys")
+    damaged, sound = played_game(app), played_game(app)
+    app.store.put_record(damaged, finished_record(app, sound, keyring))  # another game's
+    from datetime import timedelta
+    done = archive_finished_games(app, keyring, app.clock() + timedelta(days=8),
+                                  timedelta(days=7))
+    assert [m.game_id for m in done.moved] == [sound]
+    assert len(done.failed) == 1 and done.failed[0].startswith(f"{damaged}: ")
+    assert app.store.in_redis(damaged) and app.store.archived(damaged) is None
+
+
 def test_a_message_between_the_read_and_the_delete_keeps_the_game_in_redis(
         archived_app, tmp_path, monkeypatch):
     app = archived_app
