@@ -1,11 +1,31 @@
-"""Standings from points, for the bots' evaluations (issue 17): each seat's expected share of
-the other seats it finishes ahead of, in [0, 1] (1: surely first, 0: surely last). Pure."""
+"""Standings from points: the ranks of a score sheet with ties kept together, and, for the
+bots' evaluations (issue 17), each seat's expected share of the other seats it finishes ahead
+of, in [0, 1] (1: surely first, 0: surely last). Pure."""
 
 from __future__ import annotations
 
 from math import erf, exp, sqrt
+from typing import Any
 
 from games.contract import ScoreSheet
+
+
+def rank_tied_together(entries: list[dict[str, Any]]) -> list[int | list[int]]:
+    """Sets each score sheet entry's "rank" (1 + the entries ahead of it on "total", then
+    "tiebreak") and returns the ranking, best first: a seat, or the seats sharing a rank as
+    a list (Trajan and Trappist One, whose ties may stand after the tiebreak)."""
+    for e in entries:
+        e["rank"] = 1 + sum((o["total"], o["tiebreak"]) > (e["total"], e["tiebreak"])
+                            for o in entries)
+    ranking: list[list[int]] = []
+    previous = None
+    for e in sorted(entries, key=lambda e: (e["rank"], e["seat"])):
+        if e["rank"] == previous:
+            ranking[-1].append(e["seat"])
+        else:
+            ranking.append([e["seat"]])
+        previous = e["rank"]
+    return [group if len(group) > 1 else group[0] for group in ranking]
 
 
 def final_standing(sheet: ScoreSheet) -> list[float]:

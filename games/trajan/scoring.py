@@ -9,6 +9,7 @@ from __future__ import annotations
 from itertools import product
 from typing import Any
 
+from games.standings import rank_tied_together
 from games.trajan.board import (
     BONUS,
     CONSTRUCTION,
@@ -98,18 +99,7 @@ def score(state: State) -> dict[str, Any]:
         space, height = senate_place(state, seat)
         entries.append({"seat": seat, "total": sum(sheet.values()), "breakdown": sheet,
                         "tiebreak": [space, height]})
-    for e in entries:
-        e["rank"] = 1 + sum((o["total"], o["tiebreak"]) > (e["total"], e["tiebreak"])
-                            for o in entries)
-    ordered = sorted(entries, key=lambda e: (e["rank"], e["seat"]))
-    ranking: list[list[dict[str, Any]]] = []
-    for e in ordered:
-        if ranking and ranking[-1][0]["rank"] == e["rank"]:
-            ranking[-1].append(e)
-        else:
-            ranking.append([e])
-    return {"ranking": [[e["seat"] for e in group] if len(group) > 1 else group[0]["seat"]
-                        for group in ranking],
+    return {"ranking": rank_tied_together(entries),
             "seats": entries, "quarters": state["quarter"],
             # rounds played: 4 a quarter, the last one counting up to where the game stands
             "rounds": (state["quarter"] - 1) * int(SETUP["rounds"]) + state["round"]}

@@ -1,6 +1,6 @@
 """Trappist One: mega-factories, Biocultist ships and a secret simultaneous start (README.md).
 
-Not registered in games/registry.py yet (README "Status")."""
+Registered in games/registry.py as "trappist-one" (README "Status")."""
 
 from __future__ import annotations
 

@@ -29,6 +29,7 @@ from typing import Any
 from games.contract import Fact, Move, fact
 from games.json_data import clone
 from games.rng import Rng
+from games.standings import rank_tied_together
 from games.trappist_one.board import (
     CAPITAL,
     INVESTMENT,
@@ -744,17 +745,6 @@ def score(state: State) -> dict[str, Any]:
     for s, sheet in enumerate(sheets):
         entries.append({"seat": s, "total": sum(sheet.values()), "breakdown": sheet,
                         "tiebreak": [state["seats"][s]["stargold"]]})
-    for e in entries:
-        e["rank"] = 1 + sum((o["total"], o["tiebreak"]) > (e["total"], e["tiebreak"])
-                            for o in entries)
-    ordered = sorted(entries, key=lambda e: (e["rank"], e["seat"]))
-    ranking: list[Any] = []
-    for e in ordered:
-        if ranking and ranking[-1][0]["rank"] == e["rank"]:
-            ranking[-1].append(e)
-        else:
-            ranking.append([e])
-    return {"ranking": [[e["seat"] for e in group] if len(group) > 1 else group[0]["seat"]
-                        for group in ranking],
+    return {"ranking": rank_tied_together(entries),
             "seats": entries,
             "end": state["ending"]}  # the end trigger that fired (TRIGGERS)
