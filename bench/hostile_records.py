@@ -108,7 +108,7 @@ def main() -> None:
     args = parser.parse_args()
     info = machine()
     print_machine(info)
-    rows = []
+    rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp, private_redis(Path(tmp) / "redis") as store, \
             private_gunicorn(store.url, Path(tmp) / "api.log", workers=1) as api:
         client = JsonClient("127.0.0.1", api.port, timeout=120)

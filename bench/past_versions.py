@@ -42,8 +42,9 @@ def measure(client: redis.Redis, game_type: str, reads: int) -> dict[str, Any]:
     folded: list[int] = []
     original = EventStore.read
 
-    def counted(self: EventStore, gid: str, start: int = 1, end: int | None = None) -> Any:
-        found = original(self, gid, start, end)
+    def counted(self: EventStore, game_id: str, start: int = 1, end: int | None = None
+                ) -> list[dict[str, Any]]:
+        found = original(self, game_id, start, end)
         folded.append(len(found))
         return found
 

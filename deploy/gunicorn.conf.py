@@ -112,12 +112,13 @@ def post_worker_init(worker: object) -> None:
     within a second instead of holding the worker for the whole graceful timeout; their
     clients resume (Last-Event-ID) on the next worker. The flag is all the handler sets."""
     import signal
+    from types import FrameType
 
     from events.application.live import stop_streams
 
     previous = signal.getsignal(signal.SIGTERM)
 
-    def on_term(signum: int, frame: object) -> None:
+    def on_term(signum: int, frame: FrameType | None) -> None:
         stop_streams()
         if callable(previous):
             previous(signum, frame)

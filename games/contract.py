@@ -53,11 +53,15 @@ class Game(Protocol):
     min_players: int
     max_players: int
     rules_version: str
-    options: type[Schema]  # the variants a table may choose
     # The kinds of move that only take back the mover's own unfinished choice (Res Publica's
     # "cancel" of a trade draft or of a New Colony's use): a thinking bot never plays one
     # while anything else is legal, or it could choose and take back for ever.
     take_backs: frozenset[str]
+
+    @property
+    def options(self) -> type[Schema]:
+        """The variants a table may choose (a marshmallow schema)."""
+        ...
 
     def setup(self, players: int, options: dict[str, Any], rng: Rng) -> State: ...
 

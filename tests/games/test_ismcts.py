@@ -97,6 +97,9 @@ class Duel:
         new["hands"][1], new["unused"] = sorted(pool[:size]), sorted(pool[size:])
         return new
 
+    def evaluate(self, state: State) -> list[float]:
+        return duel_value(state)
+
 
 DUEL = Duel()
 

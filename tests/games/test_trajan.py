@@ -733,8 +733,8 @@ def test_construction_first_anywhere_then_adjacent() -> None:
     state = finish_turn(aim(state, 1, "senate"))
     state["seats"][0]["worker_camp"] = 1
     state = aim(state, 0, "construction")
-    sites = {m.split(":")[2] for m in ids(state, 0) if m.startswith("construction:site:")}
-    assert sites == {"1-2", "3-2", "2-1", "2-3"}
+    open_sites = {m.split(":")[2] for m in ids(state, 0) if m.startswith("construction:site:")}
+    assert open_sites == {"1-2", "3-2", "2-1", "2-3"}
 
 
 @pytest.mark.parametrize("kind", list(CONSTRUCTION_BONUS))

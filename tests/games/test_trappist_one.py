@@ -98,7 +98,9 @@ def _fits(card: str, kind: str | None, want: dict[str, Any]) -> bool:
     for key, value in want.items():
         if key == "ability":
             have = spec.get("ability")
-            if (value is None) != (have is None) or (value and not value.items() <= have.items()):
+            if (value is None) != (have is None):
+                return False
+            if value is not None and have is not None and not value.items() <= have.items():
                 return False
         elif key == "resources":
             if set(spec.get("resources", [])) != set(value):
@@ -244,7 +246,8 @@ def test_a_choice_is_secret_until_the_reveal() -> None:
     outcomes = []
     for pick in picks[:2]:
         state, facts = play(base, 0, pick)
-        seen = {seat: (GAME.view(state, seat), GAME.legal_moves(state, seat),
+        seen = {seat: (GAME.view(state, seat),
+                       GAME.legal_moves(state, seat) if seat is not None else [],
                        conf.visible_facts(facts, seat)) for seat in (1, 2, None)}
         outcomes.append(seen)
         assert GAME.view(state, 0)["players"][0]["pick"]  # the chooser sees its own

@@ -10,7 +10,7 @@ import pytest
 import redis
 from redis.cluster import ClusterNode, RedisCluster
 
-from cli.embedded_redis import HOST
+from cli.embedded_redis import HOST, EmbeddedRedis
 from cli.local_cluster import LocalCluster
 
 
@@ -36,9 +36,14 @@ def one_key_per_master(client: RedisCluster) -> dict[int, str]:
     return keys
 
 
-def master_port_of(replica_port: int) -> int:
-    """The port of the master the replica at `replica_port` follows (ROLE)."""
-    with redis.Redis(host=HOST, port=replica_port, decode_responses=True) as client:
+def port_of(node: EmbeddedRedis) -> int:
+    assert node.port is not None, "not started"
+    return node.port
+
+
+def master_port_of(replica: EmbeddedRedis) -> int:
+    """The port of the master `replica` follows (ROLE)."""
+    with redis.Redis(host=HOST, port=port_of(replica), decode_responses=True) as client:
         role = client.role()
     assert role[0] == "slave"
     return int(role[2])
@@ -47,7 +52,7 @@ def master_port_of(replica_port: int) -> int:
 def test_a_started_cluster_serves_every_masters_slots(cluster: LocalCluster) -> None:
     masters, replicas = cluster.masters(), cluster.replicas()
     assert len(masters) == 3 and len(replicas) == 3
-    assert sorted(master_port_of(r.port) for r in replicas) == sorted(m.port for m in masters)
+    assert sorted(master_port_of(r) for r in replicas) == sorted(port_of(m) for m in masters)
     assert cluster.url == "redis+cluster://" + ",".join(f"{HOST}:{p}" for p in cluster.ports)
 
     client = cluster_client(cluster)
@@ -68,7 +73,7 @@ def test_a_replica_takes_over_a_killed_master_which_rejoins_as_replica(
     client.set(key, "before")
     with redis.Redis(host=HOST, port=victim.port) as direct:
         assert direct.wait(1, 5000) == 1, "the replica must have the write before the crash"
-    heir = next(r for r in cluster.replicas() if master_port_of(r.port) == victim.port)
+    heir = next(r for r in cluster.replicas() if master_port_of(r) == victim.port)
     client.close()
 
     cluster.kill(victim)
@@ -86,7 +91,7 @@ def test_a_replica_takes_over_a_killed_master_which_rejoins_as_replica(
     cluster.restart(victim)
     cluster.wait_healthy(timeout=20)
     assert victim in cluster.replicas()
-    assert master_port_of(victim.port) == heir.port
+    assert master_port_of(victim) == heir.port
     assert len(cluster.masters()) == 3
 
 

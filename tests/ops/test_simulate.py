@@ -127,7 +127,8 @@ def test_a_long_run_is_played_in_parts_from_first() -> None:
     tally = run_count(pool, "trappist-one", 2, 3, "simulate", first=1000)  # type: ignore[arg-type]
     assert pool.indexes == [1000, 1001, 1002]
     assert (tally.games, tally.finished) == (3, 3)
-    assert run_count(RecordingPool(), "trappist-one", 2, 2, "simulate").games == 2
+    assert run_count(RecordingPool(), "trappist-one", 2, 2,  # type: ignore[arg-type]
+                     "simulate").games == 2
 
 
 def test_simulate_refuses_a_negative_first_game() -> None:

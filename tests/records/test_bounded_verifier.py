@@ -55,7 +55,7 @@ def test_a_seat_count_the_game_does_not_have_is_refused_not_enumerated(seats):
     assert len(report.problems) <= MAX_LISTED
 
 
-def test_a_deeply_nested_difference_is_reported_as_json():
+def test_a_deeply_nested_difference_is_reported_as_json() -> None:
     """A fact whose data is nested 600 deep (a hostile record): the report names it, and its
     JSON form (`meeple verify --json`, POST /v1/records/verify) can be written; it once
     raised RecursionError, deep-copying the found value."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import redis
 
@@ -33,6 +34,13 @@ def start_sentinel(workdir: Path, port: int, primary: int) -> subprocess.Popen[b
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+def master_info(sentinel: redis.Redis) -> dict[str, Any]:
+    """What `sentinel` knows of the watched primary (SENTINEL MASTER)."""
+    info = sentinel.sentinel_master(SERVICE)
+    assert isinstance(info, dict), info
+    return info
+
+
 def wait_until(condition, seconds: float, what: str) -> None:  # type: ignore[no-untyped-def]
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -54,7 +62,7 @@ def test_a_sentinel_failover_loses_no_acknowledged_append(tmp_path: Path) -> Non
     watcher = redis.Redis(port=sentinel_port, decode_responses=True)
     procs = [primary, replica, sentinel]
     try:
-        wait_until(lambda: watcher.sentinel_master(SERVICE)["num-slaves"] >= 1, 20,
+        wait_until(lambda: master_info(watcher)["num-slaves"] >= 1, 20,
                    "Sentinel sees the replica")
         store = EventStore(events_client(f"redis+sentinel://127.0.0.1:{sentinel_port}/"
                                          f"{SERVICE}"), replica_wait_ms=500)
@@ -78,7 +86,7 @@ def test_a_sentinel_failover_loses_no_acknowledged_append(tmp_path: Path) -> Non
         primary.kill()  # SIGKILL: no goodbye
         primary.wait(10)
         deadline = time.monotonic() + 30
-        while int(watcher.sentinel_master(SERVICE)["port"]) != replica_port:
+        while int(master_info(watcher)["port"]) != replica_port:
             assert time.monotonic() < deadline, "Sentinel did not promote the replica"
             write()
         procs[0] = start_redis(tmp_path / "a", primary_port, "--appendonly", "yes")

@@ -12,6 +12,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from service import create_app
+from tests.responses import body_of
 
 RP = "res-publica-2230ad"
 
@@ -40,8 +41,8 @@ class Caller:
         self.client = client
         response = client.post("/v1/players", json={"name": name})
         assert response.status_code == 201, response.json
-        self.id: str = response.json["id"]
-        self.headers = {"Authorization": f"Bearer {response.json['api_key']}"}
+        self.id: str = body_of(response)["id"]
+        self.headers = {"Authorization": f"Bearer {body_of(response)['api_key']}"}
 
     def get(self, path: str, **kwargs: Any) -> Any:
         return self.client.get(path, headers={**self.headers, **kwargs.pop("headers", {})},
@@ -51,7 +52,8 @@ class Caller:
         return self.client.post(path, json=json,
                                 headers={**self.headers, **kwargs.pop("headers", {})}, **kwargs)
 
-    def create(self, seats: int = 2, bots: list[int] | None = None, **body: Any) -> Any:
+    def create(self, seats: int = 2, bots: list[int | dict[str, Any]] | None = None,
+               **body: Any) -> Any:
         response = self.post("/v1/games", {"type": RP, "seats": seats, "bots": bots or [], **body})
         assert response.status_code == 201, response.json
         return response.json

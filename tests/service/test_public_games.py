@@ -100,7 +100,8 @@ def test_another_origin_gets_cors_without_credentials(client, alice, bob):
     assert "Access-Control-Allow-Credentials" not in read.headers
 
 
-def test_the_allowed_origins_are_configurable(redis_url, redis_client, tmp_path):
+def test_the_allowed_origins_are_configurable(redis_url: str, redis_client: Any,
+                                             tmp_path: Any) -> None:
     app = create_app({"REDIS_URL": redis_url, "DISPATCH": False, "KEYS_DIR": str(tmp_path),
                       "CORS_ORIGINS_ALLOWED": "https://a.example, https://b.example"})
     client: FlaskClient = app.test_client()

@@ -17,6 +17,7 @@ from events.domain.envelope import NewEvent
 from events.exceptions import GameExists
 from service import create_app
 from tests.conftest import free_port, start_redis
+from tests.responses import body_of
 from tests.service.conftest import Caller
 
 
@@ -318,6 +319,6 @@ def test_a_new_server_lists_its_key_before_it_has_signed_anything(tmp_path: Path
     the listed key: test_a_finished_game_has_a_complete_signed_record_that_verifies)."""
     for app in second_server(tmp_path, "fresh", None):
         client = app.test_client()
-        keys = client.get("/v1/keys").json["keys"]
+        keys = body_of(client.get("/v1/keys"))["keys"]
         assert len(keys) == 1 and keys[0]["current"] is True
-        assert client.get("/v1/keys").json["keys"] == keys  # listing twice makes no other
+        assert body_of(client.get("/v1/keys"))["keys"] == keys  # listing twice makes no other

@@ -380,7 +380,8 @@ def test_a_private_game_streams_to_its_seats_only(client: FlaskClient, alice, bo
                                                   carol) -> None:
     game = alice.create(seats=2, public=False)
     assert bob.post(f"/v1/games/{game['id']}/join", {}).status_code == 200
-    for headers in ({}, carol.headers):
+    no_headers: dict[str, str] = {}
+    for headers in (no_headers, carol.headers):
         hidden = client.get(f"/v1/games/{game['id']}/stream?after=0", headers=headers)
         assert hidden.status_code == 404
         assert (hidden.json or {})["code"] == "game_not_found"

@@ -11,6 +11,7 @@ from flask.testing import FlaskClient
 
 from games.registry import GAMES
 from games.text import Section, as_text
+from tests.responses import body_of
 from tests.service.conftest import Caller
 from tests.service.test_records_api import finish
 from tests.service.test_streams import move
@@ -35,8 +36,8 @@ def test_each_seat_reads_its_own_table_and_a_spectator_the_public_one(
         assert body["prompt"] is None or "Seat " not in body["prompt"]
     spectator = client.get(f"/v1/games/{game['id']}/table")  # a public game: no key needed
     assert spectator.status_code == 200
-    titles = [part["title"] for part in spectator.json["sections"]]
-    assert spectator.json["seat"] is None
+    titles = [part["title"] for part in body_of(spectator)["sections"]]
+    assert body_of(spectator)["seat"] is None
     assert "alice" in titles and "bob" in titles and not any(t.startswith("You") for t in titles)
 
 
@@ -85,6 +86,6 @@ def test_a_past_version_reads_as_that_seat_saw_it_then(client: FlaskClient, alic
     for seat, name in ((0, "alice"), (1, "bob")):  # over: every view is public
         seen = client.get(f"/v1/games/{game['id']}/table?version=5&seat={seat}")
         assert seen.status_code == 200, seen.json
-        assert seen.json["seat"] == seat
-        assert seen.json["sections"][0]["title"] == f"You ({name})"
+        assert body_of(seen)["seat"] == seat
+        assert body_of(seen)["sections"][0]["title"] == f"You ({name})"
     assert client.get(f"/v1/games/{game['id']}/table?seat=7").status_code == 403

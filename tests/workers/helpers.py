@@ -26,6 +26,7 @@ from events.application.meeple import Meeple
 from events.domain.table import Table
 from games.bots import random_move
 from games.rng import Rng
+from tests.responses import body_of
 from tests.service.conftest import Caller
 
 
@@ -151,7 +152,8 @@ def confirm_by_code(flask_app: Flask, who: Caller, address: str) -> Any:
     answer = who.client.post("/v1/players/me/email/confirm", json={"code": code},
                              headers=who.headers)
     assert answer.status_code == 200, answer.json
-    assert answer.json["email"] == address and answer.json["email_pending"] is None
+    profile = body_of(answer)
+    assert profile["email"] == address and profile["email_pending"] is None
     return answer
 
 
@@ -167,6 +169,12 @@ def one_move(app: Meeple, table: Table, seat: int, players: dict[int, Player],
     assert table.state is not None
     move = random_move(table.game, table.state, seat, rng)
     return app.play_moves(players[seat], table.id, [move], table.version, seat).table
+
+
+def first_legal_move(table: Table, seat: int) -> dict[str, Any]:
+    """The first move `seat` may play now: a move its player could pick."""
+    assert table.state is not None, "not started"
+    return table.game.legal_moves(table.state, seat)[0]
 
 
 def newly_actors(before: Table | None, after: Table, mover: str) -> set[str]:

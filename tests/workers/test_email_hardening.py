@@ -10,6 +10,7 @@ from flask import Flask
 
 from events.application.meeple import Meeple
 from games.information import ends_batch
+from tests.responses import body_of
 from tests.workers.test_email_replies import Game, mails_to, reply, run_worker, text_of
 
 
@@ -71,7 +72,7 @@ def test_a_name_that_could_break_an_email_is_refused(flask_app: Flask) -> None:
                  "bidi\u202eeve", "   "):
         response = client.post("/v1/players", json={"name": name})
         assert response.status_code == 422, name
-        assert response.json["code"] == "invalid_request"
+        assert body_of(response)["code"] == "invalid_request"
     assert client.post("/v1/players", json={"name": "Zoë Ğ 鈴木"}).status_code == 201
 
 

@@ -27,10 +27,16 @@ from events.mail.reply_tokens import secret_in
 from games.information import ends_batch
 from service import create_app
 from tests.conftest import free_port
+from tests.responses import body_of
 from tests.service.conftest import Caller
 from tests.workers import helpers
 from tests.workers.conftest import INBOUND_SECRET
-from tests.workers.helpers import confirm_by_code, confirmed_email, sections
+from tests.workers.helpers import (
+    confirm_by_code,
+    confirmed_email,
+    first_legal_move,
+    sections,
+)
 
 RP = "res-publica-2230ad"
 AUTH = {"Authorization": f"Bearer {INBOUND_SECRET}", "Content-Type": "message/rfc822"}
@@ -114,8 +120,8 @@ class Game:
         response = self.client.post("/v1/inbound/email", data=raw, headers=AUTH)
         assert response.status_code == 202, response.get_data(as_text=True)
         run_worker(self.meeple)
-        body: dict[str, Any] = response.json
-        return body
+        outcome: dict[str, Any] = body_of(response)
+        return outcome
 
     def versions(self) -> int:
         return self.meeple.store.version(self.id)
@@ -201,7 +207,7 @@ def test_a_stale_reply_changes_nothing_and_is_answered_with_the_current_moves(
     _, player, seat = game.actor()
     # The game moves on (here by the API) before the emailed reply arrives.
     table = game.meeple.load(game.id)
-    first = {"id": table.game.legal_moves(table.state, seat)[0]["id"]}
+    first = {"id": first_legal_move(table, seat)["id"]}
     game.meeple.play_moves(player, game.id, [first], table.version, seat)
     run_worker(game.meeple)
     before = game.versions()
@@ -289,11 +295,11 @@ def test_the_inbound_route_wants_its_secret(game: Game, redis_url: str, tmp_path
                     {**AUTH, "Authorization": "Bearer wrong"},
                     {**AUTH, "Authorization": INBOUND_SECRET}):
         response = game.client.post("/v1/inbound/email", data=raw, headers=headers)
-        assert response.status_code == 401 and response.json["code"] == "unauthorized"
+        assert response.status_code == 401 and body_of(response)["code"] == "unauthorized"
     off = create_app({"REDIS_URL": redis_url, "DISPATCH": False, "INBOUND_SECRET": None,
                       "KEYS_DIR": str(tmp_path / "keys")}).test_client()
     response = off.post("/v1/inbound/email", data=raw, headers=AUTH)
-    assert response.status_code == 503 and "MEEPLE_INBOUND_SECRET" in response.json["detail"]
+    assert response.status_code == 503 and "MEEPLE_INBOUND_SECRET" in body_of(response)["detail"]
 
 
 def test_the_inbound_route_refuses_oversize_and_other_media_and_survives_garbage(
@@ -301,7 +307,7 @@ def test_the_inbound_route_refuses_oversize_and_other_media_and_survives_garbage
     before = game.versions()
     big = b"To: play+x@localhost\r\n\r\n" + b"1 " * 600_000
     response = game.client.post("/v1/inbound/email", data=big, headers=AUTH)
-    assert response.status_code == 413 and response.json["code"] == "too_large"
+    assert response.status_code == 413 and body_of(response)["code"] == "too_large"
     response = game.client.post("/v1/inbound/email", json={"raw": "1"},
                                 headers={"Authorization": AUTH["Authorization"]})
     assert response.status_code == 415
@@ -309,7 +315,7 @@ def test_the_inbound_route_refuses_oversize_and_other_media_and_survives_garbage
                     b"Content-Type: multipart/mixed; boundary=x\r\n\r\n--x\r\n",
                     b"To: " + b"play+" + b"a-" * 1000 + b"@x\r\n\r\n1"):
         response = game.client.post("/v1/inbound/email", data=garbage, headers=AUTH)
-        assert response.status_code == 202 and response.json["outcome"] == "forged"
+        assert response.status_code == 202 and body_of(response)["outcome"] == "forged"
     assert game.versions() == before
 
 

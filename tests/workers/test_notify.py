@@ -16,6 +16,7 @@ from events.accounts.profiles import Profiles
 from events.application.meeple import Meeple
 from events.domain.table import Status, Table
 from games.rng import Rng
+from tests.responses import body_of
 from tests.service.conftest import Caller
 from tests.workers.helpers import (
     Receiver,
@@ -207,7 +208,8 @@ def test_five_failures_in_a_row_disable_the_webhook(flask_app: Flask, meeple: Me
         # Setting the URL again re-enables it, with a new secret.
         again = bob.client.patch("/v1/players/me", json={"webhook_url": receiver.url},
                                  headers=bob.headers)
-        assert again.json["webhook_disabled_reason"] is None and again.json["webhook_secret"]
+        profile = body_of(again)
+        assert profile["webhook_disabled_reason"] is None and profile["webhook_secret"]
     finally:
         receiver.close()
 

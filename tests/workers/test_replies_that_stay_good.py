@@ -23,6 +23,7 @@ from flask import Flask
 from events.accounts.profiles import Profiles
 from events.application.meeple import Meeple
 from tests.workers import test_trappist_play_by_post as trappist
+from tests.workers.helpers import first_legal_move
 from tests.workers.test_trappist_play_by_post import Mail, Provider, people, run_worker, seated
 
 provider = trappist.provider  # the fixtures: the players' mail provider, `meeple smtpd`
@@ -74,7 +75,7 @@ def test_a_reply_stays_good_after_table_talk_and_other_seats_moves_and_goes_stal
     after = meeple.load(table.id)
     assert after.actors() == [0] and after.version == table.version + 3
     # alice makes her pick through the API: her email's moves are gone, its reply is stale.
-    move = after.game.legal_moves(after.state, 0)[0]
+    move = first_legal_move(after, 0)
     meeple.play_moves(who[0][0], table.id, [{"id": move["id"]}], after.version, 0)
     before = meeple.store.version(table.id)
     assert answer(smtpd, asked[0], who[0][1], "1") == "stale"

@@ -10,6 +10,7 @@ from flask import Flask
 from rq import Queue
 
 from events.application.meeple import Meeple
+from tests.responses import body_of
 from tests.workers.helpers import (
     Receiver,
     caller,
@@ -42,7 +43,7 @@ def test_table_talk_reaches_everyone_else_at_the_table_once(
                                       json={"text": "  Good luck, all!  "},
                                       headers=alice_caller.headers)
     assert answer.status_code == 201, answer.json
-    version = answer.json["version"]
+    version = body_of(answer)["version"]
     run_worker(meeple)
 
     # Alice wrote it: she hears nothing; carol asked for nothing; bob gets one webhook.

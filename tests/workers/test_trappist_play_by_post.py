@@ -46,7 +46,7 @@ from games.rng import Rng
 from games.text import named
 from games.trappist_one.board import INVESTMENT, abilities
 from tests.conftest import free_port
-from tests.workers.helpers import confirmed_email, sections, text_of
+from tests.workers.helpers import confirmed_email, first_legal_move, sections, text_of
 
 TRAPPIST = "trappist-one"
 NAMES = ("alice", "bob", "carol")
@@ -406,7 +406,7 @@ def test_a_seat_that_lets_the_starting_choice_expire_gets_the_tables_consequence
     run_worker(redis_client)
     late = 2  # carol lets it run out; alice and bob pick at once
     for seat in (0, 1):
-        move = table.game.legal_moves(table.state, seat)[0]
+        move = first_legal_move(table, seat)
         table = app.play_moves(who[seat][0], table.id, [{"id": move["id"]}], table.version,
                                seat).table
     assert table.actors() == [late] and [c.seat for c in table.clocks] == [late]
@@ -508,7 +508,7 @@ def last_to_choose(app: Meeple, who: dict[int, tuple[Player, str]],
     is the last to choose."""
     table = seated(app, who, deadline=rule)
     for seat in (1, 2):
-        move = table.game.legal_moves(table.state, seat)[0]
+        move = first_legal_move(table, seat)
         table = app.play_moves(who[seat][0], table.id, [{"id": move["id"]}], table.version,
                                seat).table
     assert table.actors() == [0]
@@ -520,7 +520,7 @@ def test_the_last_choosers_first_turn_has_its_own_time(
     app = Meeple(redis_client, RQDispatcher(redis_client), min_move_seconds=1)
     who = people(redis_client, app)
     table = last_to_choose(app, who, {"hours": 1, "on_expiry": "bot"})
-    move = table.game.legal_moves(table.state, 0)[0]
+    move = first_legal_move(table, 0)
     table = app.play_moves(who[0][0], table.id, [{"id": move["id"]}], table.version, 0).table
     assert table.state is not None and table.state["phase"] == "benefit"
     clock = table.clock_of(0)

@@ -17,6 +17,7 @@ from flask import Flask
 from events.accounts.profiles import Profiles
 from events.accounts.webhook_urls import refused_address
 from events.application.meeple import Meeple
+from tests.responses import body_of
 from tests.workers.helpers import Receiver, caller
 from tests.workers.test_smtp_transport import self_signed
 from workers.notify import DeliveryFailed, post_signed
@@ -70,7 +71,7 @@ def test_setting_a_private_webhook_is_a_422(guarded: None, flask_app: Flask) -> 
     answer = who.client.patch("/v1/players/me", json={"webhook_url": "http://10.0.0.7/hook"},
                               headers=who.headers)
     assert answer.status_code == 422
-    assert "public addresses only" in str(answer.json["errors"])
+    assert "public addresses only" in str(body_of(answer)["errors"])
     assert who.get("/v1/players/me").json["webhook_url"] is None
 
 
@@ -119,8 +120,12 @@ def test_a_delivery_connects_to_the_address_it_checked_and_verifies_the_name(
         profiles = Profiles(meeple.redis)
         resolved: list[str] = []
         real_getaddrinfo = socket.getaddrinfo
-        monkeypatch.setattr(socket, "getaddrinfo", lambda host, *a, **k: (
-            resolved.append(host), real_getaddrinfo(host, *a, **k))[1])
+
+        def recording_getaddrinfo(host: str, *args: Any, **kwargs: Any) -> Any:
+            resolved.append(host)
+            return real_getaddrinfo(host, *args, **kwargs)
+
+        monkeypatch.setattr(socket, "getaddrinfo", recording_getaddrinfo)
         post_signed(profiles, profiles.get(alice.id), {"event": "test"}, "notify-x-1-y")
         # The name once, by the check; then the connection to its answer (a literal address,
         # which getaddrinfo only parses).
