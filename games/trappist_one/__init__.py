@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from games.contract import Fact, IllegalMove, Move, ScoreSheet, Seat, State, find_move
 from games.rng import Rng
-from games.trappist_one import describe, evaluate, rules, view
+from games.trappist_one import describe, evaluate, rules, scoring, view
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -73,7 +73,7 @@ class TrappistOne:
         return bool(state["phase"] == "over")
 
     def score(self, state: State) -> ScoreSheet:
-        return rules.score(state)
+        return scoring.score(state)
 
     def determinize(self, state: State, seat: Seat, rng: Rng) -> State:
         return view.determinize(state, seat, rng)

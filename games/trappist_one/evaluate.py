@@ -47,7 +47,7 @@ from games.trappist_one.board import (
     factories_of,
     factory_total,
 )
-from games.trappist_one.rules import breakdowns, score
+from games.trappist_one.scoring import breakdowns, score
 
 # The final totals' uncertainty: SPREAD * sqrt(the mean of the points still to come) points,
 # plus FLOOR (one standard deviation).

@@ -18,7 +18,8 @@ from typing import Any
 from games.json_data import clone
 from games.rng import Rng
 from games.trappist_one.board import RESOURCES, State
-from games.trappist_one.rules import actors, copy_state, score
+from games.trappist_one.rules import actors, copy_state
+from games.trappist_one.scoring import score
 
 
 def view(state: State, seat: int | None) -> dict[str, Any]:
