@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import click
@@ -28,10 +29,41 @@ from tqdm import tqdm
 from bench.ai import game_seed
 from bench.harness import machine, print_machine
 from games.bots import bot_rng
-from games.contract import Move
+from games.contract import Game, Move, Seat, State
 from games.registry import get_game
 from games.rng import Rng
 from games.search.ismcts import Budget, bot_moves, choose, greedy
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One move of a greedy game: the state, the seat to move, the moves the bots weigh,
+    greedy's pick among them (the only move, if one), and what makes the game replayable."""
+
+    state: State
+    seat: Seat
+    moves: list[Move]
+    move: Move
+    game_bytes: bytes
+    ply: int
+
+
+def greedy_games(game: Game, players: int, games: int, seed: str) -> Iterator[Turn]:
+    """Every move of `games` games of greedy in every seat, each a pure function of its seed
+    (as bench/ai.py's: the bot at ply p draws from bot_rng(seed, p, seat))."""
+    for index in range(games):
+        game_bytes = bytes.fromhex(game_seed(seed, game.id, players, index))
+        state = game.setup(players, {}, Rng(game_bytes, 0))
+        ply = 0
+        while not game.is_over(state):
+            seat = min(game.actors(state))
+            moves = bot_moves(game, state, seat)
+            move = moves[0]
+            if len(moves) > 1:
+                move = greedy(game, state, seat, bot_rng(game_bytes, ply, seat), game.evaluate)
+            yield Turn(state, seat, moves, move, game_bytes, ply)
+            ply += 1
+            state, _ = game.play(state, seat, move, Rng(game_bytes, ply))
 
 
 @dataclass
@@ -66,28 +98,19 @@ def main(game_type: str, players: int, games: int, iterations: int, seed: str,
     print_machine(machine())
     kinds: dict[str, Kind] = defaultdict(Kind)
     with tqdm(desc=f"{game.id} {players}p, ismcts-{iterations}it vs greedy", unit="choice") as bar:
-        for index in range(games):
-            game_bytes = bytes.fromhex(game_seed(seed, game.id, players, index))
-            state = game.setup(players, {}, Rng(game_bytes, 0))
-            ply = 0  # as bench/ai.py: the bot at ply p draws from bot_rng(seed, p, seat)
-            while not game.is_over(state):
-                seat = min(game.actors(state))
-                moves = bot_moves(game, state, seat)
-                move = moves[0]
-                if len(moves) > 1:
-                    move = greedy(game, state, seat, bot_rng(game_bytes, ply, seat),
-                                  game.evaluate)
-                    searched = choose(game, state, seat, bot_rng(game_bytes, ply, seat),
-                                      Budget(iterations=iterations), game.evaluate)
-                    kind = kinds[kind_of(moves[0])]
-                    kind.moves.append(len(moves))
-                    if searched["id"] == move["id"]:
-                        kind.agreed += 1
-                    else:
-                        kind.differences[(kind_of(move), kind_of(searched))] += 1
-                    bar.update()
-                ply += 1
-                state, _ = game.play(state, seat, move, Rng(game_bytes, ply))
+        for turn in greedy_games(game, players, games, seed):
+            if len(turn.moves) == 1:
+                continue
+            searched = choose(game, turn.state, turn.seat,
+                              bot_rng(turn.game_bytes, turn.ply, turn.seat),
+                              Budget(iterations=iterations), game.evaluate)
+            kind = kinds[kind_of(turn.moves[0])]
+            kind.moves.append(len(turn.moves))
+            if searched["id"] == turn.move["id"]:
+                kind.agreed += 1
+            else:
+                kind.differences[(kind_of(turn.move), kind_of(searched))] += 1
+            bar.update()
     report(kinds, top)
 
 

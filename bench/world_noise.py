@@ -30,13 +30,11 @@ from dataclasses import dataclass
 import click
 from tqdm import tqdm
 
-from bench.ai import game_seed
+from bench.agreement import greedy_games
 from bench.harness import machine, print_machine
-from games.bots import bot_rng
 from games.contract import Game, Move, Seat, State
 from games.registry import get_game
-from games.rng import Rng
-from games.search.ismcts import SearchRng, bot_moves, greedy
+from games.search.ismcts import SearchRng
 from games.standings import final_standing
 
 
@@ -98,25 +96,15 @@ def main(game_type: str, players: int, games: int, worlds: int, every: int, seed
     print_machine(machine())
     choices: list[Choice] = []
     with tqdm(desc=f"{game.id} {players}p, {worlds} worlds a choice", unit="choice") as bar:
-        for index in range(games):
-            game_bytes = bytes.fromhex(game_seed(seed, game.id, players, index))
-            state = game.setup(players, {}, Rng(game_bytes, 0))
-            ply = counted = 0
-            while not game.is_over(state):
-                seat = min(game.actors(state))
-                moves = bot_moves(game, state, seat)
-                move = moves[0]
-                if len(moves) > 1:
-                    move = greedy(game, state, seat, bot_rng(game_bytes, ply, seat),
-                                  game.evaluate)
-                if len(moves) > 2:
-                    if counted % every == 0:
-                        choices.append(measure(game, state, seat, moves, worlds,
-                                               game_bytes + ply.to_bytes(4, "big")))
-                        bar.update()
-                    counted += 1
-                ply += 1
-                state, _ = game.play(state, seat, move, Rng(game_bytes, ply))
+        counted = 0
+        for turn in greedy_games(game, players, games, seed):
+            if len(turn.moves) < 3:
+                continue
+            if counted % every == 0:
+                key = turn.game_bytes + turn.ply.to_bytes(4, "big")
+                choices.append(measure(game, turn.state, turn.seat, turn.moves, worlds, key))
+                bar.update()
+            counted += 1
     report(choices)
 
 

@@ -1,5 +1,5 @@
-"""bench/moves.py and bench/agreement.py end to end at a tiny size, so changes that break them
-show up in CI.
+"""bench/moves.py, bench/agreement.py and bench/world_noise.py end to end at a tiny size, so
+changes that break them show up in CI.
 
 Not a timed test: it only checks that every phase ran without errors.
 """
@@ -42,3 +42,30 @@ def test_the_agreement_tool_compares_the_search_with_greedy_along_a_game() -> No
     assert choices > 20  # a whole game's choices
     rows = lines[lines.index(next(line for line in lines if line.startswith("kind"))) + 1:]
     assert sum(int(row.split()[1]) for row in rows if row.strip()) == choices
+
+
+def test_the_world_noise_tool_splits_a_values_spread_into_its_two_parts() -> None:
+    """A move's spread of values across worlds is the world's part plus the move × world
+    part, exactly (the two-way analysis of variance the tool prints)."""
+    from bench.world_noise import measure
+    from games.registry import get_game
+    from games.rng import Rng
+    from games.search.ismcts import bot_moves
+
+    game = get_game("res-publica-2230ad")  # its values depend on the deal
+    state = game.setup(2, {}, Rng(b"noise", 0))
+    seat = min(game.actors(state))
+    moves = bot_moves(game, state, seat)
+    assert len(moves) > 2
+    choice = measure(game, state, seat, moves, 6, b"noise")
+    assert choice.moves == len(moves) and choice.gap >= 0
+    assert choice.world > 0 and choice.interaction > 0
+    assert abs(choice.raw - (choice.world + choice.interaction)) < 1e-12
+
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.world_noise", "--game", "trappist-one", "--games", "1",
+         "--worlds", "3", "--every", "5"],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=180,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "moves (median)" in done.stdout and "best minus second best" in done.stdout
