@@ -186,6 +186,73 @@ def test_a_player_plays_a_whole_game_from_the_buttons(live_server, browser):
     screenshot(browser, "table-ended")
 
 
+# In the page: the answer to the player's move is handed over only once the page has shown
+# the version it made (the live stream's refresh is over), and the game as that move's own
+# refresh then reads it is held 2 s. `window.slowAnswer` says how far it got.
+HOLD_THE_MOVES_OWN_REFRESH = r"""
+    const original = window.fetch;
+    const shownVersion = () => Number(document.getElementById('game').dataset.version);
+    const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+    window.slowAnswer = 'armed';
+    window.fetch = async (...args) => {
+        const url = String(args[0]);
+        const method = (args[1] && args[1].method) || 'GET';
+        if (window.slowAnswer === 'armed' && method === 'POST' && url.endsWith('/moves')) {
+            const answer = await original(...args);
+            const made = (await answer.clone().json()).version;
+            while (shownVersion() < made) await sleep(20);
+            window.slowAnswer = 'answered';
+            return answer;
+        }
+        const fromPlay = (new Error().stack || '').includes('at play ');
+        if (window.slowAnswer === 'answered' && fromPlay && /\/v1\/games\/[^/?]+$/.test(url)) {
+            const answer = await original(...args);
+            window.slowAnswer = 'holding';
+            await sleep(2000);
+            setTimeout(() => { window.slowAnswer = 'delivered'; }, 500); // time to show it
+            return answer;
+        }
+        return original(...args);
+    };"""
+
+
+def test_a_slow_answer_never_puts_an_older_table_over_a_newer_one(live_server, browser):
+    """A move's own refresh answered slowly while the live stream brings a newer event: the
+    page ends on the newest state, never on the slow answer's older one. (Seen in CI: the
+    page back on an older version after a newer one, a click on its buttons refused as
+    stale, and nothing left to make it look again.)"""
+    alice, bob = register(live_server, "alice"), register(live_server, "bob")
+    game_id = create(alice, "trappist-one", 2, [])
+    assert bob.call("POST", f"/v1/games/{game_id}/join", {})[0] == 200
+    while 0 not in alice.call("GET", f"/v1/games/{game_id}")[1]["actors"]:
+        listed = bob.call("GET", f"/v1/games/{game_id}/moves?seat=1")[1]
+        assert bob.call("POST", f"/v1/games/{game_id}/moves", {
+            "expected_version": listed["version"], "seat": 1,
+            "moves": [{"id": listed["moves"][0]["id"]}]})[0] == 201
+    use_key(browser, live_server, alice.api_key)
+    browser.get(f"{live_server}/games/{game_id}")
+
+    def page_is_current(b: WebDriver) -> bool:
+        version = alice.call("GET", f"/v1/games/{game_id}")[1]["version"]
+        return dataset(b, "game", "version") == str(version)
+
+    def slow_answer(b: WebDriver) -> str:
+        return str(b.execute_script("return window.slowAnswer"))
+
+    wait(browser, lambda b: page_is_current(b) and b.find_elements(
+        By.CSS_SELECTOR, "#moves button:not([disabled])"))
+    browser.execute_script(HOLD_THE_MOVES_OWN_REFRESH)
+    assert _click_a_move(browser) == "clicked"
+    wait(browser, lambda b: slow_answer(b) == "holding")
+    # A newer event while the move's refresh holds the older game: table talk.
+    assert bob.call("POST", f"/v1/games/{game_id}/messages", {"text": "newer"})[0] == 201
+    wait(browser, lambda b: slow_answer(b) == "delivered")
+    wait(browser, page_is_current, seconds=10)
+    time.sleep(1)  # and it stays there: no late answer takes it back
+    assert page_is_current(browser)
+    assert any("newer" in item.text for item in browser.find_elements(By.CSS_SELECTOR, "#log li"))
+
+
 def alice_id(player: Http) -> str:
     return str(player.call("GET", "/v1/players/me")[1]["id"])
 

@@ -12,8 +12,30 @@ let game = null;
 let names = [];
 let shown = 0; // the last version in the log on the page
 let title = null;
+let refreshing = null; // the refresh under way, if any
+let lookAgain = false; // something happened while it ran: one more look when it ends
 
+// One refresh at a time. Two at once can finish out of order and put an older state (and
+// its stale buttons) over a newer one; so a refresh asked for while one runs only makes
+// that one look once more, and every caller waits for the page to be current.
 async function refresh() {
+  lookAgain = true;
+  if (!refreshing) {
+    refreshing = (async () => {
+      try {
+        while (lookAgain) {
+          lookAgain = false;
+          await refreshOnce();
+        }
+      } finally {
+        refreshing = null; // in the same step as the last check: no request falls between
+      }
+    })();
+  }
+  await refreshing;
+}
+
+async function refreshOnce() {
   try {
     game = await api(`/v1/games/${gameId}`);
     names = game.seats.map((seat) => seat.name);
@@ -46,6 +68,7 @@ async function showMoves() {
   }
   const listed = await api(`/v1/games/${gameId}/moves?seat=${mine[0]}`);
   area.hidden = false;
+  $("moves").dataset.version = String(listed.version); // the version these moves are legal at
   $("moves-note").textContent = listed.prompt || "";
   $("moves").replaceChildren(...listed.moves.map((move) => {
     const button = element("button", { type: "button", textContent: move.label || move.id });
