@@ -60,7 +60,7 @@ import click
 from tqdm import tqdm
 
 from bench.harness import machine, percentile, print_machine
-from cli.simulate import parse_options
+from cli.commands.simulate import parse_options
 from games.bots import Level, bot_move, bot_rng
 from games.contract import Game, State
 from games.registry import GAMES, get_game

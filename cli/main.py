@@ -13,18 +13,18 @@ import click
 
 # command name -> "module:attribute" of its click command or group
 COMMANDS = {
-    "archive": "cli.archive:archive",
-    "deadlines": "cli.deadlines:deadlines",
-    "keys": "cli.keys:keys",
-    "openapi": "cli.openapi:openapi",
-    "rebuild-lobby": "cli.rebuild:rebuild_lobby",
-    "replay": "cli.replay:replay",
-    "run": "cli.run:run",
-    "simulate": "cli.simulate:simulate",
-    "smtpd": "cli.smtpd:smtpd",
-    "stats": "cli.stats:stats",
+    "archive": "cli.commands.archive:archive",
+    "deadlines": "cli.commands.deadlines:deadlines",
+    "keys": "cli.commands.keys:keys",
+    "openapi": "cli.commands.openapi:openapi",
+    "rebuild-lobby": "cli.commands.rebuild:rebuild_lobby",
+    "replay": "cli.commands.replay:replay",
+    "run": "cli.commands.run:run",
+    "simulate": "cli.commands.simulate:simulate",
+    "smtpd": "cli.commands.smtpd:smtpd",
+    "stats": "cli.commands.stats:stats",
     "verify": "cli.main:verify",
-    "worker": "cli.worker:worker",
+    "worker": "cli.commands.worker:worker",
 }
 # Commands that log nothing: they do not set the logs up, and so do not import structlog (a
 # fifth of `meeple verify`'s start-up; bench/verify.py, tests/records/test_verify_startup.py).
@@ -65,6 +65,6 @@ def main(ctx: click.Context, log_level: str) -> None:
 @click.argument("arguments", nargs=-1, type=click.UNPROCESSED)
 def verify(arguments: tuple[str, ...]) -> None:
     """Verify a game record offline: signature, hash chain, seed, every move re-executed."""
-    from cli.verify import run as verify_command
+    from cli.commands.verify import run as verify_command
 
     raise SystemExit(verify_command(list(arguments)))

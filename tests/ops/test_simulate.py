@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from cli.simulate import Outcome, run_count
+from cli.commands.simulate import Outcome, run_count
 from events.application.meeple import Meeple
 
 BIN = Path(sys.executable).parent
@@ -179,8 +179,8 @@ def test_a_game_that_does_not_end_is_kept_to_be_looked_into(redis_client, monkey
     """A failed game is written with its seed and events, so that every version of it can be
     rebuilt (a greedy Asking for Trobils game once ran past the move limit, and nothing of it
     was left to look at)."""
-    from cli import simulate
-    from cli.replay import Replay
+    from cli.commands import simulate
+    from cli.commands.replay import Replay
     from games.rng import Rng
 
     monkeypatch.setattr(simulate, "MOVE_LIMIT", 30)

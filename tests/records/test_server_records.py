@@ -8,7 +8,7 @@ import json
 import pytest
 import redis
 
-from cli.simulate import play_bot_moves
+from cli.commands.simulate import play_bot_moves
 from events.accounts.players import Player
 from events.application.meeple import Meeple
 from events.domain.table import Status

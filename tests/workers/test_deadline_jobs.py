@@ -18,7 +18,7 @@ from rq import Queue
 from rq.registry import ScheduledJobRegistry
 from rq.scheduler import SCHEDULER_KEY_TEMPLATE, RQScheduler
 
-from cli.deadlines import reclaim_scheduler_locks, resync
+from cli.commands.deadlines import reclaim_scheduler_locks, resync
 from events.accounts.players import Player
 from events.accounts.profiles import Profiles
 from events.application.dispatch import RQDispatcher

@@ -17,7 +17,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from rq import Queue, SimpleWorker
 
-from cli.smtpd import make_controller
+from cli.commands.smtpd import make_controller
 from events.accounts.players import Player
 from events.accounts.profiles import Profiles
 from events.application.meeple import Meeple

@@ -26,7 +26,7 @@ import redis
 from aiosmtpd.controller import Controller
 from flask import Flask
 
-from cli.smtpd import make_controller
+from cli.commands.smtpd import make_controller
 from events.accounts.players import Player
 from events.application.dispatch import RQDispatcher
 from events.application.meeple import Meeple

@@ -32,7 +32,7 @@ from flask import Flask
 from rq import Queue, SimpleWorker
 from rq.registry import ScheduledJobRegistry
 
-from cli.smtpd import make_controller
+from cli.commands.smtpd import make_controller
 from events.accounts.players import Player
 from events.accounts.profiles import Profiles
 from events.application.dispatch import RQDispatcher

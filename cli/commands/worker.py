@@ -10,8 +10,8 @@ import structlog
 from rq import SimpleWorker, Worker
 from rq.worker.base import BaseWorker
 
+from cli.commands.deadlines import prepare_scheduler
 from cli.connections import connections
-from cli.deadlines import prepare_scheduler
 from workers.jobs import thinking_limit
 
 DEFAULT_QUEUES = ("ai", "scoring", "notify")

@@ -14,12 +14,12 @@ from pathlib import Path
 import click
 import structlog
 
+from cli.commands.worker import check_settings
 from cli.embedded_redis import EmbeddedRedis, free_port
 from cli.local_cluster import LocalCluster
 from cli.supervisor import Supervisor
-from cli.worker import check_settings
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 GUNICORN_CONF = REPO_ROOT / "deploy" / "gunicorn.conf.py"
 
 log = structlog.get_logger("meeple")

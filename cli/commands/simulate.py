@@ -167,7 +167,7 @@ def keep_failed_game(app: Meeple, table: Table, error: str, folder: Path) -> Pat
     """Write a failed game, its seed included, to `folder`/<game id>.json, so that it can be
     rebuilt and looked into (`meeple simulate` is a server-side tool: its games have no
     players whose secrets the seed would give away). The events and seed are laid out as in a
-    record (`events.records.record`), so cli.replay.Replay rebuilds every version of it."""
+    record (`events.records.record`), so cli.commands.replay.Replay rebuilds every version of it."""
     seed = app.store.get_seed(table.id)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{table.id}.json"

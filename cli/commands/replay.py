@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from cli.verify import read_json
+from cli.commands.verify import read_json
 from events.domain.envelope import Envelope
 from events.domain.table import Status, Table, evolve
 from events.domain.visibility import redact_envelope, table_view

@@ -12,8 +12,8 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
+from cli.commands.keys import KEYS_DIR
 from cli.connections import connections
-from cli.keys import KEYS_DIR
 from events.application.meeple import Meeple
 from events.records.archiving import ArchivePass, archive_after, archive_finished_games
 from events.records.keys import Keyring
