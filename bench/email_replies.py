@@ -1,6 +1,6 @@
 """Moves by email, end to end: how fast a reply to a turn email becomes the next turn email.
 
-    .venv/bin/python -m bench.email [--games 1] [--json FILE]
+    .venv/bin/python -m bench.email_replies [--games 1] [--json FILE]
 
 Starts a private redis-server, a real `meeple smtpd` and a real `meeple worker`, and an
 aiosmtpd server standing for the players' mail provider (the worker sends every turn email
