@@ -15,7 +15,11 @@ from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, make_server
 
 import pytest
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+from selenium.common.exceptions import (
+    NoSuchElementException,
+    StaleElementReferenceException,
+    TimeoutException,
+)
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
@@ -57,7 +61,22 @@ def finished_bot_game(base: str, game_type: str, seconds: float = 120) -> str:
 
 
 def wait(browser: WebDriver, condition: Callable[[WebDriver], Any], seconds: float = 30) -> Any:
-    return WebDriverWait(browser, seconds, poll_frequency=0.05).until(condition)
+    """`condition`'s first truthy value; on a timeout, says what the page showed."""
+    try:
+        return WebDriverWait(browser, seconds, poll_frequency=0.05).until(condition)
+    except TimeoutException:
+        raise AssertionError(
+            f"not so after {seconds:.0f}s; the page: {page_state(browser)}") from None
+
+
+def page_state(browser: WebDriver) -> dict[str, Any]:
+    """What a failed wait reports: the address, the page's data-* and its status lines."""
+    return dict(browser.execute_script("""
+        const text = (id) => document.getElementById(id)?.textContent ?? null;
+        const data = (id) => ({...(document.getElementById(id)?.dataset ?? {})});
+        return {url: location.href, game: data('game'), replay: data('replay'),
+                moves: data('moves'), status: text('game-status'), error: text('game-error'),
+                buttons: document.querySelectorAll('#moves button:not([disabled])').length};"""))
 
 
 def dataset(browser: WebDriver, element_id: str, name: str) -> str | None:
