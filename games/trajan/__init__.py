@@ -5,24 +5,27 @@ Registered in games/registry.py as "trajan" (README "Status")."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from games.contract import Fact, IllegalMove, Move, ScoreSheet, Seat, State, find_move
+from games.contract import Fact, Move, Seat, State
+from games.phased import PhasedGame
 from games.rng import Rng
-from games.text import Section
 from games.trajan import describe, evaluate, rules, scoring, view
 
 if TYPE_CHECKING:
     from marshmallow import Schema
 
 
-class Trajan:
-    id: str = "trajan"
-    title: str = "Trajan"
-    min_players: int = 2
-    max_players: int = 4
-    take_backs: frozenset[str] = frozenset()  # nothing to take back
+class Trajan(PhasedGame):
+    id = "trajan"
+    title = "Trajan"
+    min_players = 2
+    max_players = 4
+    RULES = rules
+    VIEWS = view
+    WORDS = describe
+    SCORING = scoring
+    EVALUATION = evaluate
 
     @property
     def options(self) -> type[Schema]:
@@ -30,56 +33,19 @@ class Trajan:
 
         return Options
 
-    def __init__(self, rules_version: str) -> None:
-        self.rules_version: str = rules_version
-
-    def __repr__(self) -> str:
-        return f"Trajan(rules_version={self.rules_version!r})"
-
     def setup(self, players: int, options: dict[str, Any], rng: Rng) -> State:
-        if not self.min_players <= players <= self.max_players:
-            raise ValueError(f"{self.title} is for 2 to 4 players, not {players}")
+        self.check_players(players)
         if options:
             self.options().load(options)  # no options: anything named is refused
         return rules.setup(players, rng)
-
-    def actors(self, state: State) -> set[Seat]:
-        return rules.actors(state)
 
     def turn(self, state: State, seat: Seat) -> int:
         # Counts every turn (setup steps and the senate's bonus choice included): a seat that
         # acts on, e.g. the senate's winner who is also the next player, starts a new one.
         return int(state["turn"])
 
-    def legal_moves(self, state: State, seat: Seat) -> list[Move]:
-        if seat not in rules.actors(state):
-            return []
-        return rules.MOVES[state["phase"]](state, seat)
-
-    def play(self, state: State, seat: Seat, move: Move, rng: Rng) -> tuple[State, list[Fact]]:
-        if seat not in rules.actors(state):
-            raise IllegalMove("not_your_turn", f"seat {seat} is not asked to act now")
-        chosen = find_move(rules.MOVES[state["phase"]](state, seat), move)
-        return rules.play(state, seat, chosen, rng)
-
-    def view(self, state: State, seat: Seat | None) -> dict[str, Any]:
-        return view.view(state, seat)
-
-    def describe(self, view: dict[str, Any], seat: Seat | None, names: Sequence[str]
-                 ) -> list[Section]:
-        return describe.describe(view, seat, names)
-
-    def is_over(self, state: State) -> bool:
-        return bool(state["phase"] == "over")
-
-    def score(self, state: State) -> ScoreSheet:
-        return scoring.score(state)
-
-    def determinize(self, state: State, seat: Seat, rng: Rng) -> State:
-        return view.determinize(state, seat, rng)
-
-    def evaluate(self, state: State) -> list[float]:
-        return evaluate.evaluate(state)
+    def apply(self, state: State, seat: Seat, move: Move, rng: Rng) -> tuple[State, list[Fact]]:
+        return rules.play(state, seat, move, rng)
 
 
 # Oldest first; a game keeps the rules it was created with (games.registry).
