@@ -45,6 +45,54 @@ class Http:
         return status, parsed, headers
 
 
+def register(base: str, name: str) -> Http:
+    """A new player, and a client that speaks with its API key."""
+    status, player, _ = Http(base).call("POST", "/v1/players", {"name": name})
+    assert status == 201, player
+    return Http(base, player["api_key"])
+
+
+def download(client: Http, path: str) -> bytes:
+    """The bytes of a 200 answer, exactly as served (a record is verified as downloaded)."""
+    request = urllib.request.Request(client.base + path)
+    request.add_header("Authorization", f"Bearer {client.api_key}")
+    with urllib.request.urlopen(request, timeout=30) as response:
+        assert response.status == 200
+        return bytes(response.read())
+
+
+def game_log(client: Http, game_id: str) -> list[dict[str, Any]]:
+    """Every event of the game the client may read, page after page."""
+    items: list[dict[str, Any]] = []
+    after: int | None = 0
+    while after is not None:
+        status, page, _ = client.call("GET", f"/v1/games/{game_id}/events?after={after}"
+                                      "&limit=500")
+        assert status == 200, page
+        items += page["items"]
+        after = page["next_after"]
+    return items
+
+
+def leaderboard_when(client: Http, game_type: str, rows: int) -> list[dict[str, Any]]:
+    """The leaderboard once the scoring worker has rated `rows` entries (30 s at most)."""
+    listed: list[dict[str, Any]] = []
+    for _ in range(300):
+        status, board, _ = client.call("GET", f"/v1/game-types/{game_type}/leaderboard")
+        assert status == 200, board
+        listed = board["rows"]
+        if len(listed) == rows:
+            break
+        time.sleep(0.1)
+    return listed
+
+
+def meeple_verify(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    """`meeple verify` run as an auditor runs it: the installed command, in a subprocess."""
+    return subprocess.run([str(BIN / "meeple"), "verify", *map(str, args)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+
+
 def wait_for(url: str, proc: subprocess.Popen[bytes], seconds: float = 60) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import free_port
-from tests.e2e.conftest import BIN, ROOT, stop_all, wait_for
-from tests.e2e.test_streams_over_http import RP, Sse, register
+from tests.e2e.conftest import BIN, ROOT, register, stop_all, wait_for
+from tests.e2e.test_streams_over_http import RP, Sse
 
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 

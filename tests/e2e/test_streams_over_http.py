@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import Http
+from tests.e2e.conftest import register
 
 RP = "res-publica-2230ad"
 GAME_SECONDS = 240  # a 2-seat bot game through the worker takes well under this
@@ -71,12 +71,6 @@ class Sse:
 
     def close(self) -> None:
         self.conn.close()
-
-
-def register(base: str, name: str) -> Http:
-    status, player, _ = Http(base).call("POST", "/v1/players", {"name": name})
-    assert status == 201, player
-    return Http(base, player["api_key"])
 
 
 def epoch(at: str) -> float:

@@ -16,33 +16,17 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 from games.registry import get_game
-from tests.e2e.conftest import BIN, ROOT, Http
+from tests.e2e.conftest import download, game_log, leaderboard_when, meeple_verify, register
 
 TRAJAN = "trajan"
 BOT = 1
 PEOPLE_SEATS = (0, 2)
 TIME_LIMIT = 300  # seconds; a 3-seat game of random moves is some 400 moves
-
-
-def register(base: str, name: str) -> Http:
-    status, player, _ = Http(base).call("POST", "/v1/players", {"name": name})
-    assert status == 201, player
-    return Http(base, player["api_key"])
-
-
-def raw(client: Http, path: str) -> bytes:
-    request = urllib.request.Request(client.base + path)
-    request.add_header("Authorization", f"Bearer {client.api_key}")
-    with urllib.request.urlopen(request, timeout=30) as response:
-        assert response.status == 200
-        return bytes(response.read())
 
 
 def assert_no_other_hand(view: dict[str, Any] | None, seat: int, where: str) -> int:
@@ -69,18 +53,6 @@ def assert_facts_mine(events: list[dict[str, Any]], seat: int, where: str) -> No
                 assert fact["to"] == "all" or seat in fact["to"], f"{where}: {fact}"
             if event["data"]["seat"] != seat:
                 assert "move" not in event["data"], f"{where}: another seat's move"
-
-
-def log_of(client: Http, game_id: str) -> list[dict[str, Any]]:
-    items: list[dict[str, Any]] = []
-    after: int | None = 0
-    while after is not None:
-        status, page, _ = client.call("GET", f"/v1/games/{game_id}/events?after={after}"
-                                      "&limit=500")
-        assert status == 200, page
-        items += page["items"]
-        after = page["next_after"]
-    return items
 
 
 def test_three_seats_two_people_over_http_and_a_bot_by_a_worker_then_meeple_verify(
@@ -134,7 +106,7 @@ def test_three_seats_two_people_over_http_and_a_bot_by_a_worker_then_meeple_veri
         held += assert_no_other_hand(game["view"], seat, where)
         assert_facts_mine(played["events"], seat, where)
         if moves % 50 == 0:  # now and then, the log and the state as the person reads them
-            assert_facts_mine(log_of(person, game_id), seat, "events")
+            assert_facts_mine(game_log(person, game_id), seat, "events")
             status, state, _ = person.call("GET", f"/v1/games/{game_id}/state")
             assert status == 200, state
             # The bot may have played the last move since: an ended game shows everything.
@@ -147,7 +119,7 @@ def test_three_seats_two_people_over_http_and_a_bot_by_a_worker_then_meeple_veri
     assert final["status"] == "ended" and final["revealed_seed"]
     assert final["view"]["phase"] == "over"
     assert sorted(row["seat"] for row in final["result"]["seats"]) == [0, 1, 2]
-    log = log_of(ann, game_id)
+    log = game_log(ann, game_id)
     played_moves = [e for e in log if e["type"] == "MovePlayed"]
     by_bot = [e for e in played_moves if e["data"]["seat"] == BOT]
     assert by_bot and all(e["by"] == "bot:random" for e in by_bot)
@@ -158,33 +130,24 @@ def test_three_seats_two_people_over_http_and_a_bot_by_a_worker_then_meeple_veri
 
     # The scoring worker rates the two people and the bot: Trajan's leaderboard lists them,
     # the bot by its level (issue 17).
-    rows: list[dict[str, Any]] = []
-    for _ in range(300):
-        status, board, _ = ann.call("GET", f"/v1/game-types/{TRAJAN}/leaderboard")
-        assert status == 200, board
-        rows = board["rows"]
-        if len(rows) == 3:
-            break
-        time.sleep(0.1)
+    rows = leaderboard_when(ann, TRAJAN, 3)
     assert sorted((row["player_id"], row["bot"], row["level"]) for row in rows) == sorted(
         [(ann_id, False, None), (ben_id, False, None), ("bot:random", True, "random")]), rows
 
     # The record, as a person downloads it, and the server's published keys.
     record_file, keys_file = tmp_path / "record.json", tmp_path / "keys.json"
-    record_file.write_bytes(raw(ben, f"/v1/games/{game_id}/record"))
-    keys_file.write_bytes(raw(ann, "/v1/keys"))
+    record_file.write_bytes(download(ben, f"/v1/games/{game_id}/record"))
+    keys_file.write_bytes(download(ann, "/v1/keys"))
     record = json.loads(record_file.read_bytes())
     assert record["complete"] is True and record["game"]["id"] == game_id
     assert record["game"]["type"] == TRAJAN and record["seed"] == final["revealed_seed"]
-    verify = [str(BIN / "meeple"), "verify", str(record_file), "--keys", str(keys_file)]
-    done = subprocess.run(verify, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    done = meeple_verify(record_file, "--keys", keys_file)
     assert done.returncode == 0, done.stdout + done.stderr
     first = done.stdout.splitlines()[0]
     rules = record["game"]["rules_version"]
     assert first == f"VALID: game {game_id} ({TRAJAN}, rules_version {rules})", done.stdout
     assert "(trusted)" in done.stdout
-    report = subprocess.run([*verify, "--json"], cwd=ROOT, capture_output=True, text=True,
-                            timeout=120)
+    report = meeple_verify(record_file, "--keys", keys_file, "--json")
     assert report.returncode == 0, report.stdout + report.stderr
     checked = json.loads(report.stdout)
     assert checked["ok"] is True and checked["problems"] == []
@@ -208,9 +171,7 @@ def test_three_seats_two_people_over_http_and_a_bot_by_a_worker_then_meeple_veri
     else:
         raise AssertionError("ann never had a choice in the second half of the game")
     (tmp_path / "forged.json").write_text(json.dumps(forged))
-    refused = subprocess.run([str(BIN / "meeple"), "verify", str(tmp_path / "forged.json"),
-                              "--keys", str(keys_file)],
-                             cwd=ROOT, capture_output=True, text=True, timeout=120)
+    refused = meeple_verify(tmp_path / "forged.json", "--keys", keys_file)
     assert refused.returncode == 1 and refused.stdout.startswith("INVALID"), refused.stdout
     # Not only the seal: re-executed, the game goes otherwise than recorded from that move.
     assert "[replay] events[" in refused.stdout, refused.stdout

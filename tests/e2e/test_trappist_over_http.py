@@ -12,32 +12,16 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
-from tests.e2e.conftest import BIN, ROOT, Http
+from tests.e2e.conftest import download, game_log, leaderboard_when, meeple_verify, register
 
 TRAPPIST = "trappist-one"
 BOTS = [1, 3]
 TIME_LIMIT = 300  # seconds; a 4-seat game of random moves is some 150 to 250 moves
 SECRET_KEYS = ("hand", "cargo", "hangar", "scrapyard", "pick")
-
-
-def register(base: str, name: str) -> Http:
-    status, player, _ = Http(base).call("POST", "/v1/players", {"name": name})
-    assert status == 201, player
-    return Http(base, player["api_key"])
-
-
-def raw(client: Http, path: str) -> bytes:
-    request = urllib.request.Request(client.base + path)
-    request.add_header("Authorization", f"Bearer {client.api_key}")
-    with urllib.request.urlopen(request, timeout=30) as response:
-        assert response.status == 200
-        return bytes(response.read())
 
 
 def assert_own_secrets_only(view: dict[str, Any], seat: int) -> None:
@@ -49,18 +33,6 @@ def assert_own_secrets_only(view: dict[str, Any], seat: int) -> None:
             assert "hand" in shown, entry
         else:
             assert not shown, f"seat {seat} is shown seat {entry['seat']}'s {shown}"
-
-
-def log_of(client: Http, game_id: str) -> list[dict[str, Any]]:
-    items: list[dict[str, Any]] = []
-    after: int | None = 0
-    while after is not None:
-        status, page, _ = client.call("GET", f"/v1/games/{game_id}/events?after={after}"
-                                      "&limit=500")
-        assert status == 200, page
-        items += page["items"]
-        after = page["next_after"]
-    return items
 
 
 def test_four_seats_two_bots_two_people_over_http_then_meeple_verify_finds_it_valid(
@@ -118,7 +90,7 @@ def test_four_seats_two_bots_two_people_over_http_then_meeple_verify_finds_it_va
     assert final["status"] == "ended" and final["revealed_seed"]
     assert sorted(row["seat"] for row in final["result"]["seats"]) == [0, 1, 2, 3]
     assert all("hand" in entry for entry in final["view"]["players"])  # all shown at the end
-    log = log_of(ann, game_id)
+    log = game_log(ann, game_id)
     played = [e for e in log if e["type"] == "MovePlayed"]
     by_bots = [e for e in played if e["data"]["seat"] in BOTS]
     assert by_bots and all(e["by"] == "bot:random" for e in by_bots)
@@ -130,30 +102,21 @@ def test_four_seats_two_bots_two_people_over_http_then_meeple_verify_finds_it_va
 
     # The scoring worker rates the two people: Trappist One's leaderboard lists them (bots
     # are never rated).
-    rows: list[dict[str, Any]] = []
-    for _ in range(300):
-        status, board, _ = ann.call("GET", f"/v1/game-types/{TRAPPIST}/leaderboard")
-        assert status == 200, board
-        rows = board["rows"]
-        if len(rows) == 2:
-            break
-        time.sleep(0.1)
+    rows = leaderboard_when(ann, TRAPPIST, 2)
     assert sorted(row["player_id"] for row in rows) == sorted([ann_id, ben_id]), rows
 
     # The record, as a person downloads it, and the server's published keys.
     record_file, keys_file = tmp_path / "record.json", tmp_path / "keys.json"
-    record_file.write_bytes(raw(ben, f"/v1/games/{game_id}/record"))
-    keys_file.write_bytes(raw(ann, "/v1/keys"))
+    record_file.write_bytes(download(ben, f"/v1/games/{game_id}/record"))
+    keys_file.write_bytes(download(ann, "/v1/keys"))
     record = json.loads(record_file.read_bytes())
     assert record["complete"] is True and record["game"]["id"] == game_id
-    verify = [str(BIN / "meeple"), "verify", str(record_file), "--keys", str(keys_file)]
-    done = subprocess.run(verify, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    done = meeple_verify(record_file, "--keys", keys_file)
     assert done.returncode == 0, done.stdout + done.stderr
     first = done.stdout.splitlines()[0]
     assert first == f"VALID: game {game_id} ({TRAPPIST}, rules_version 1)", done.stdout
     assert "(trusted)" in done.stdout
-    report = subprocess.run([*verify, "--json"], cwd=ROOT, capture_output=True, text=True,
-                            timeout=120)
+    report = meeple_verify(record_file, "--keys", keys_file, "--json")
     assert report.returncode == 0, report.stdout + report.stderr
     checked = json.loads(report.stdout)
     assert checked["ok"] is True and checked["problems"] == []
@@ -169,8 +132,7 @@ def test_four_seats_two_bots_two_people_over_http_then_meeple_verify_finds_it_va
         forged_id = "pick:solar-solar-sophus"
     move["data"]["move"]["id"] = forged_id
     (tmp_path / "forged.json").write_text(json.dumps(forged))
-    refused = subprocess.run([str(BIN / "meeple"), "verify", str(tmp_path / "forged.json")],
-                             cwd=ROOT, capture_output=True, text=True, timeout=120)
+    refused = meeple_verify(tmp_path / "forged.json")
     assert refused.returncode == 1 and refused.stdout.startswith("INVALID"), refused.stdout
     print(f"\n{len(played)} moves ({moves} by people, {len(by_bots)} by bots), "
           f"{conflicts} version conflicts")

@@ -17,17 +17,11 @@ import redis
 
 from events.domain.table import Table, evolve
 from events.store.event_store import EventStore
-from tests.e2e.conftest import Http
+from tests.e2e.conftest import game_log, register
 
 TROBILS = "asking-for-trobils"
 BOTS = [1, 2, 4, 6]
 TIME_LIMIT = 600  # seconds; random play makes long 7-player games (about 1,400 moves)
-
-
-def register(base: str, name: str) -> Http:
-    status, player, _ = Http(base).call("POST", "/v1/players", {"name": name})
-    assert status == 201
-    return Http(base, player["api_key"])
 
 
 class Truth:
@@ -115,12 +109,7 @@ def test_seven_seats_four_bots_three_humans_play_to_the_end(live_server: str,
     assert final["status"] == "ended" and checked > 0 and human_moves > 0
     assert sorted(row["seat"] for row in final["result"]["seats"]) == list(range(7))
     assert all("flipped" in entry for entry in final["view"]["players"])  # all shown at the end
-    log, after = [], 0
-    while after is not None:
-        status, page, _ = humans[0].call("GET", f"/v1/games/{game_id}/events?after={after}"
-                                         "&limit=500")
-        log += page["items"]
-        after = page["next_after"]
+    log = game_log(humans[0], game_id)
     bot_moves = [e for e in log if e["type"] == "MovePlayed" and e["data"]["seat"] in BOTS]
     assert bot_moves and all(e["by"].startswith("bot:") for e in bot_moves)
     types = [e["type"] for e in log]
