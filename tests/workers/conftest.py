@@ -1,5 +1,5 @@
-"""The notification fixtures (a Flask app with dispatch on, a maildir, a webhook receiver)
-for every test of this directory."""
+"""The notification fixtures (a Flask app with dispatch on, a maildir, a webhook receiver, the
+players' mail provider and `meeple smtpd` on real sockets) for every test of this directory."""
 
 from __future__ import annotations
 
@@ -8,10 +8,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from aiosmtpd.controller import Controller
 from flask import Flask
 
+from cli.commands.smtpd import make_controller
 from events.application.meeple import Meeple
+from events.mail.email_replies import EmailReplies, RQMailer
+from events.mail.reply_tokens import secret_in
 from service import create_app
+from tests.conftest import free_port
+from tests.workers.by_post import Provider
 from tests.workers.helpers import Receiver
 
 # What POST /v1/inbound/email wants as its Bearer token in these tests.
@@ -51,3 +57,25 @@ def flask_app(redis_url: str, redis_client: Any, tmp_path: Path, maildir: Path,
 def meeple(flask_app: Flask) -> Meeple:
     app: Meeple = flask_app.extensions["meeple"]
     return app
+
+
+@pytest.fixture()
+def provider(flask_app: Flask, monkeypatch: pytest.MonkeyPatch) -> Iterator[Provider]:
+    """Every email the workers send goes to this SMTP server (MEEPLE_SMTP_URL)."""
+    made, port = Provider(), free_port()
+    controller = Controller(made, hostname="127.0.0.1", port=port)
+    controller.start()
+    monkeypatch.setenv("MEEPLE_SMTP_URL", f"smtp://127.0.0.1:{port}")
+    yield made
+    controller.stop()
+
+
+@pytest.fixture()
+def smtpd(meeple: Meeple, tmp_path: Path) -> Iterator[int]:
+    """`meeple smtpd`'s handler on a real socket: where players' replies are sent."""
+    port = free_port()
+    replies = EmailReplies(meeple, secret_in(tmp_path / "keys"), RQMailer(meeple.redis))
+    controller = make_controller("127.0.0.1", port, replies)
+    controller.start()
+    yield port
+    controller.stop()

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 import smtplib
-from collections.abc import Iterator
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 from pathlib import Path
@@ -17,16 +16,12 @@ from flask import Flask
 from flask.testing import FlaskClient
 from rq import Queue, SimpleWorker
 
-from cli.commands.smtpd import make_controller
 from events.accounts.players import Player
 from events.accounts.profiles import Profiles
 from events.application.meeple import Meeple
 from events.domain.table import Table, decide_moves
-from events.mail.email_replies import EmailReplies, RQMailer
-from events.mail.reply_tokens import secret_in
 from games.information import ends_batch
 from service import create_app
-from tests.conftest import free_port
 from tests.responses import body_of
 from tests.service.conftest import Caller
 from tests.workers import helpers
@@ -320,16 +315,6 @@ def test_the_inbound_route_refuses_oversize_and_other_media_and_survives_garbage
 
 
 # --- meeple smtpd's handler on a real socket ----------------------------------------------
-
-
-@pytest.fixture()
-def smtpd(meeple: Meeple, tmp_path: Path) -> Iterator[int]:
-    port = free_port()
-    replies = EmailReplies(meeple, secret_in(tmp_path / "keys"), RQMailer(meeple.redis))
-    controller = make_controller("127.0.0.1", port, replies)
-    controller.start()
-    yield port
-    controller.stop()
 
 
 def test_smtpd_refuses_other_recipients_and_answers_a_forged_reply(

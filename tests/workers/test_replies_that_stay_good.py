@@ -1,5 +1,5 @@
 """Issue 16 point 4, through `meeple smtpd`'s handler on a real socket, turn emails over real
-SMTP (tests/workers/test_trappist_play_by_post.py's provider) from a real RQ worker:
+SMTP (the `provider` of tests/workers/conftest.py) from a real RQ worker:
 
 - "a reply is played when the moves its codes name are still legal for that seat and
   unchanged, even if the game's version moved (a message, another opponent's ...answer); only
@@ -22,12 +22,9 @@ from flask import Flask
 
 from events.accounts.profiles import Profiles
 from events.application.meeple import Meeple
-from tests.workers import test_trappist_play_by_post as trappist
+from tests.workers.by_post import Mail, Provider, people, run_worker
 from tests.workers.helpers import first_legal_move
-from tests.workers.test_trappist_play_by_post import Mail, Provider, people, run_worker, seated
-
-provider = trappist.provider  # the fixtures: the players' mail provider, `meeple smtpd`
-smtpd = trappist.smtpd
+from tests.workers.test_trappist_play_by_post import seated
 
 
 def emails(provider: Provider, address: str, game_id: str, event: str,

@@ -17,27 +17,19 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 import redis
-from aiosmtpd.controller import Controller
 from flask import Flask
 
-from cli.commands.smtpd import make_controller
 from events.accounts.players import Player
 from events.application.dispatch import RQDispatcher
 from events.application.meeple import Meeple
 from events.domain.deadlines import due, parse_time, reminder_time
 from events.domain.table import Status, Table
-from events.mail.email_replies import EmailReplies, RQMailer
-from events.mail.reply_tokens import secret_in
 from games.rng import Rng
-from tests.conftest import free_port
-from tests.workers.helpers import sections
-from tests.workers.test_trappist_play_by_post import (
+from tests.workers.by_post import (
     Mail,
     Provider,
     assert_is_a_turn_email,
@@ -47,32 +39,11 @@ from tests.workers.test_trappist_play_by_post import (
     sleep_until,
     turn_emails,
 )
+from tests.workers.helpers import sections
 
 TRAJAN = "trajan"
 SETUP = 18  # moves: 3 seats take 3 starting cards, then 3 starting Trajan tiles, one by one
 SECONDS_PER_MOVE = 5  # the reminder goes out 1.25 s before the deadline
-
-
-@pytest.fixture()
-def provider(flask_app: Flask, monkeypatch: pytest.MonkeyPatch) -> Iterator[Provider]:
-    """Every email the workers send goes to this SMTP server (MEEPLE_SMTP_URL)."""
-    made, port = Provider(), free_port()
-    controller = Controller(made, hostname="127.0.0.1", port=port)
-    controller.start()
-    monkeypatch.setenv("MEEPLE_SMTP_URL", f"smtp://127.0.0.1:{port}")
-    yield made
-    controller.stop()
-
-
-@pytest.fixture()
-def smtpd(meeple: Meeple, tmp_path: Path) -> Iterator[int]:
-    """`meeple smtpd`'s handler on a real socket: where players' replies are sent."""
-    port = free_port()
-    replies = EmailReplies(meeple, secret_in(tmp_path / "keys"), RQMailer(meeple.redis))
-    controller = make_controller("127.0.0.1", port, replies)
-    controller.start()
-    yield port
-    controller.stop()
 
 
 def seated(app: Meeple, who: dict[int, tuple[Player, str]],

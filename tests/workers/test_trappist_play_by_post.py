@@ -15,132 +15,34 @@ from __future__ import annotations
 
 import random
 import re
-import smtplib
-import threading
-import time
-from collections.abc import Iterator
-from dataclasses import dataclass
-from email import message_from_bytes, policy
-from email.message import EmailMessage
-from pathlib import Path
 from typing import Any
 
 import pytest
 import redis
-from aiosmtpd.controller import Controller
 from flask import Flask
-from rq import Queue, SimpleWorker
 from rq.registry import ScheduledJobRegistry
 
-from cli.commands.smtpd import make_controller
 from events.accounts.players import Player
-from events.accounts.profiles import Profiles
 from events.application.dispatch import RQDispatcher
 from events.application.meeple import Meeple
 from events.domain.deadlines import due, parse_time, reminder_time
 from events.domain.table import Status, Table
-from events.mail.email_replies import EmailReplies, RQMailer
-from events.mail.reply_tokens import secret_in
 from games.contract import Game, Move, State
 from games.rng import Rng
-from games.text import named
 from games.trappist_one.board import INVESTMENT, abilities
-from tests.conftest import free_port
-from tests.workers.helpers import confirmed_email, first_legal_move, sections, text_of
+from tests.workers.by_post import (
+    Mail,
+    Provider,
+    assert_is_a_turn_email,
+    people,
+    reply,
+    run_worker,
+    sleep_until,
+    turn_emails,
+)
+from tests.workers.helpers import first_legal_move, sections
 
 TRAPPIST = "trappist-one"
-NAMES = ("alice", "bob", "carol")
-# "  3. Place solar, solar, titanium under Capital One  [pick:solar-solar-titanium]"
-MOVE_LINE = re.compile(r"^  (\d+)\. (.*)  \[([^\]]+)\]$", re.MULTILINE)
-
-
-@dataclass
-class Mail:
-    to: list[str]
-    message: EmailMessage
-
-    @property
-    def subject(self) -> str:
-        # A subject folded right after "Subject:" (the whole value on the next line) keeps
-        # the fold's space in the stdlib parser; a mail client shows it without.
-        return str(self.message["Subject"]).lstrip()
-
-    @property
-    def text(self) -> str:
-        return text_of(self.message)  # lines as they came over SMTP, with "\n"
-
-    def is_about(self, game_id: str, event: str) -> bool:
-        """Whether the email is about `game_id` (any game if "") for `event`."""
-        return (self.message["X-Meeple-Event"] == event
-                and (not game_id or self.message["X-Meeple-Game"] == game_id))
-
-    def listed(self) -> list[tuple[int, str]]:
-        """(code, move id) of every move the email lists."""
-        return [(int(code), move_id) for code, _, move_id in MOVE_LINE.findall(self.text)]
-
-
-class Provider:
-    """The players' mail provider: an SMTP server that keeps every message it receives."""
-
-    def __init__(self) -> None:
-        self.mails: list[Mail] = []
-        self._lock = threading.Lock()
-
-    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:  # noqa: N802
-        message = message_from_bytes(envelope.content, policy=policy.default)
-        assert isinstance(message, EmailMessage)
-        with self._lock:
-            self.mails.append(Mail(list(envelope.rcpt_tos), message))
-        return "250 OK"
-
-    def to(self, address: str, since: int = 0) -> list[Mail]:
-        with self._lock:
-            return [mail for mail in self.mails[since:] if address in mail.to]
-
-    def count(self) -> int:
-        with self._lock:
-            return len(self.mails)
-
-
-@pytest.fixture()
-def provider(flask_app: Flask, monkeypatch: pytest.MonkeyPatch) -> Iterator[Provider]:
-    """Every email the workers send goes to this SMTP server (MEEPLE_SMTP_URL)."""
-    made, port = Provider(), free_port()
-    controller = Controller(made, hostname="127.0.0.1", port=port)
-    controller.start()
-    monkeypatch.setenv("MEEPLE_SMTP_URL", f"smtp://127.0.0.1:{port}")
-    yield made
-    controller.stop()
-
-
-@pytest.fixture()
-def smtpd(meeple: Meeple, tmp_path: Path) -> Iterator[int]:
-    """`meeple smtpd`'s handler on a real socket: where players' replies are sent."""
-    port = free_port()
-    replies = EmailReplies(meeple, secret_in(tmp_path / "keys"), RQMailer(meeple.redis))
-    controller = make_controller("127.0.0.1", port, replies)
-    controller.start()
-    yield port
-    controller.stop()
-
-
-def run_worker(client: redis.Redis, scheduler: bool = False) -> None:
-    """A real RQ worker on our queues until they are empty (with RQ's scheduler: the jobs
-    whose time has come are queued first)."""
-    queues = [Queue(name, connection=client) for name in ("ai", "scoring", "notify")]
-    SimpleWorker(queues, connection=client).work(burst=True, with_scheduler=scheduler)
-
-
-def people(client: redis.Redis, app: Meeple) -> dict[int, tuple[Player, str]]:
-    """alice, bob and carol, each with a confirmed address and email notices; by seat."""
-    found = {}
-    for seat, name in enumerate(NAMES):
-        player, _ = app.players.register(name)
-        address = f"{name}@example.org"
-        confirmed_email(Profiles(client), player.id, address)
-        Profiles(client).update(player.id, {"notify": "email"})
-        found[seat] = (player, address)
-    return found
 
 
 def seated(app: Meeple, who: dict[int, tuple[Player, str]],
@@ -153,31 +55,6 @@ def seated(app: Meeple, who: dict[int, tuple[Player, str]],
     return table
 
 
-def turn_emails(provider: Provider, address: str, since: int = 0,
-                game_id: str = "") -> list[Mail]:
-    """The turn emails to `address` (about `game_id`, if given) with a reply address."""
-    return [mail for mail in provider.to(address, since)
-            if mail.is_about(game_id, "your_turn")
-            and str(mail.message["Reply-To"] or "").startswith("play+")]
-
-
-def assert_is_a_turn_email(mail: Mail, table: Table, seat: int) -> None:
-    """The email is the turn email of `seat` at the table's version: its headers, its
-    subject ("<what happened>, your turn in <title> #<id>" or "Your turn in ..."), its first
-    line, and the seat's prompt, seats named as the table names them."""
-    assert table.state is not None
-    assert mail.is_about(table.id, "your_turn")
-    game = f"{table.game.title} #{table.id[:6]}"
-    assert mail.subject == f"Your turn in {game}" \
-        or mail.subject.endswith(f", your turn in {game}"), mail.subject
-    names = table.names()
-    first = mail.text.splitlines()[0]
-    assert first == (f"{table.game.title}, game {table.id} (version {table.version}). "
-                     f"You play {names[seat]} (seat {seat}).")
-    prompt = table.game.view(table.state, seat)["prompt"]
-    assert prompt and f"\n{named(prompt, names)}\n" in mail.text
-
-
 def own_lines(mail: Mail, table: Table, seat: int, pattern: str) -> list[str]:
     """The lines of the email's table matching `pattern` (a regex, at a line's start),
     after checking that they are all in the seat's own section ("You (<name>)")."""
@@ -185,26 +62,6 @@ def own_lines(mail: Mail, table: Table, seat: int, pattern: str) -> list[str]:
     own = sections(mail.text)[f"You ({table.names()[seat]})"]
     assert all(line in own for line in found), (found, own)
     return found
-
-
-def reply(port: int, mail: Mail, sender: str, words: str) -> str:
-    """Answer `mail` as a mail client does (the codes, then the quoted email), by SMTP to
-    `meeple smtpd`; the outcome it answers with ("played", "stale", ...)."""
-    answer = EmailMessage()
-    answer["From"] = sender
-    answer["To"] = str(mail.message["Reply-To"])
-    answer["Subject"] = "Re: " + mail.subject
-    answer["In-Reply-To"] = str(mail.message["Message-ID"])
-    quoted = "\n".join("> " + line for line in mail.text.splitlines())
-    answer.set_content(f"{words}\n\nOn Tue, 1 Dec 2026, Meeple wrote:\n{quoted}\n")
-    with smtplib.SMTP("127.0.0.1", port, timeout=30) as smtp:
-        smtp.ehlo()
-        smtp.mail(sender)
-        code, _ = smtp.rcpt(str(mail.message["Reply-To"]))
-        assert code == 250
-        code, said = smtp.data(answer.as_bytes(policy=policy.SMTP))  # CRLF lines
-    assert code == 250, said
-    return said.decode().split()[-1]
 
 
 def code_of(mail: Mail, move_id: str) -> int:
@@ -385,10 +242,6 @@ SECONDS_PER_MOVE = 4  # the reminder goes out a second before the deadline
 def scheduled_expiries(client: redis.Redis) -> set[str]:
     return {job_id for job_id in ScheduledJobRegistry("notify", connection=client).get_job_ids()
             if job_id.startswith("expire-")}
-
-
-def sleep_until(moment: float) -> None:
-    time.sleep(max(0.0, moment - time.time()))
 
 
 @pytest.mark.parametrize("on_expiry", ["bot", "resign"])
