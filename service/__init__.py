@@ -18,6 +18,13 @@ from events.store.clients import connect_urls
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """The app factory. Config comes from MEEPLE_* environment variables, then `config`."""
     app = Flask(__name__)
+    configure(app, config or {})
+    connect(app)
+    register_routes(app)
+    return app
+
+
+def configure(app: Flask, config: dict[str, Any]) -> None:
     app.config.update(
         REDIS_URL=os.environ.get("MEEPLE_REDIS_URL", "redis://127.0.0.1:6379/0"),
         # The two roles of Redis (events.store.clients), each MEEPLE_REDIS_URL unless set.
@@ -34,7 +41,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         DISPATCH=True,  # queue bot turns and scoring on RQ
         MAX_CONTENT_LENGTH=64 * 1024,  # the largest real request (50 moves) is a few KB
     )
-    app.config.update(config or {})
+    app.config.update(config)
     app.config["EVENTS_URL"] = app.config["EVENTS_URL"] or app.config["REDIS_URL"]
     app.config["CONTROL_URL"] = app.config["CONTROL_URL"] or app.config["REDIS_URL"]
     # Record signing keys (private): a directory kept like a secret in production.
@@ -48,6 +55,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         os.environ.get("MEEPLE_RATELIMIT_REDIS_URL") or app.config["CONTROL_URL"],
     )
 
+
+def connect(app: Flask) -> None:
+    """The application (events.application.Meeple) on its stores, and the signing keys."""
     stores = connect_urls(app.config["EVENTS_URL"], app.config["CONTROL_URL"])
     dispatcher = (RQDispatcher(stores.control, events=stores.events) if app.config["DISPATCH"]
                   else None)
@@ -61,6 +71,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
                                       archive=open_archive(app.config["ARCHIVE_URL"]))
     app.extensions["meeple_keys"] = Keyring(Path(app.config["KEYS_DIR"]))
 
+
+def register_routes(app: Flask) -> None:
+    """The API's blueprints, the pages, and what wraps every request (limits, errors, caching)."""
     from service import browsers, caching, errors, json_body, limits, spec, web
     from service.api import (
         game_types,
@@ -86,4 +99,3 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     browsers.init_app(app)
     web.init_app(app)  # the pages: /, /games/<id>, /games/<id>/replay
     limits.limit_routes(app, limiter)
-    return app
