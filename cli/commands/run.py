@@ -54,18 +54,7 @@ def run(host: str, port: int, workers: int | None, smtpd_port: int, bot_workers:
     embedded: list[EmbeddedRedis] = []  # started in this order, stopped in reverse
     code = 1
     try:
-        redis_url = os.environ.get("MEEPLE_REDIS_URL")
-        counters_url = os.environ.get("MEEPLE_RATELIMIT_REDIS_URL")
-        if not redis_url:
-            redis_url = start_embedded(supervisor, embedded, "redis",
-                                       EmbeddedRedis(Path("var") / "redis"))
-            if not counters_url:
-                # Rate-limit counters need no fsync: a second, memory-only server keeps
-                # them off the game store's appendfsync-always path.
-                counters = EmbeddedRedis(Path("var") / "redis-counters", free_port(),
-                                         durable=False)
-                counters_url = start_embedded(supervisor, embedded, "redis-counters",
-                                              counters)
+        redis_url, counters_url = redis_servers(supervisor, embedded)
         env = {**os.environ, "MEEPLE_REDIS_URL": redis_url, "MEEPLE_BIND": f"{host}:{port}"}
         if cluster:
             local_cluster = LocalCluster(Path("var") / "cluster")
@@ -76,17 +65,7 @@ def run(host: str, port: int, workers: int | None, smtpd_port: int, bot_workers:
             # Only this machine can reach the API: webhooks to a local receiver are fine.
             env.setdefault("MEEPLE_WEBHOOK_ALLOW_PRIVATE", "1")
         supervisor.spawn("api", gunicorn_command(host, port, workers), env)
-        # Notices and deadlines have a worker of their own, so that a turn email never
-        # waits behind bot turns (a bot game queues one job per move). RQ's scheduler queues
-        # the due jobs of its worker's queues only: deadlines are on notify, the periodic
-        # passes (reconciler, housekeeping) on scoring, so that worker takes both; and only
-        # it, so that a killed bot worker never breaks the passes' chain (each schedules
-        # the next, and the scheduler's worker starts the chain again when it starts).
-        for number in range(1, bot_workers + 1):
-            name = "worker" if number == 1 else f"worker-{number}"
-            supervisor.spawn(name, meeple_command("worker", "ai"), env)
-        supervisor.spawn("notify", meeple_command("worker", "--with-scheduler", "notify",
-                                                  "scoring"), env)
+        spawn_workers(supervisor, env, bot_workers)
         supervisor.spawn("smtpd", meeple_command("smtpd", "--host", host,
                                                  "--port", str(smtpd_port)), env)
         stores = (f"games on the cluster {env['MEEPLE_EVENTS_URL']}, the rest on {redis_url}"
@@ -102,6 +81,37 @@ def run(host: str, port: int, workers: int | None, smtpd_port: int, bot_workers:
             server.stop()  # last: everything that writes to it has exited
             log.info("embedded redis stopped", dir=str(server.workdir))
     sys.exit(code)
+
+
+def redis_servers(supervisor: Supervisor, embedded: list[EmbeddedRedis]
+                  ) -> tuple[str, str | None]:
+    """The Redis for everything (MEEPLE_REDIS_URL, else a private one started here) and the
+    one for rate-limit counters (MEEPLE_RATELIMIT_REDIS_URL, else with a private Redis a
+    second, memory-only one: the counters need no fsync, and stay off the game store's
+    appendfsync-always path; else None, the first one)."""
+    redis_url = os.environ.get("MEEPLE_REDIS_URL")
+    counters_url = os.environ.get("MEEPLE_RATELIMIT_REDIS_URL")
+    if redis_url:
+        return redis_url, counters_url
+    redis_url = start_embedded(supervisor, embedded, "redis", EmbeddedRedis(Path("var") / "redis"))
+    if not counters_url:
+        counters = EmbeddedRedis(Path("var") / "redis-counters", free_port(), durable=False)
+        counters_url = start_embedded(supervisor, embedded, "redis-counters", counters)
+    return redis_url, counters_url
+
+
+def spawn_workers(supervisor: Supervisor, env: dict[str, str], bot_workers: int) -> None:
+    """The RQ workers. Notices and deadlines have a worker of their own, so that a turn email
+    never waits behind bot turns (a bot game queues one job per move). RQ's scheduler queues
+    the due jobs of its worker's queues only: deadlines are on notify, the periodic passes
+    (reconciler, housekeeping) on scoring, so that worker takes both; and only it, so that a
+    killed bot worker never breaks the passes' chain (each schedules the next, and the
+    scheduler's worker starts the chain again when it starts)."""
+    for number in range(1, bot_workers + 1):
+        name = "worker" if number == 1 else f"worker-{number}"
+        supervisor.spawn(name, meeple_command("worker", "ai"), env)
+    supervisor.spawn("notify", meeple_command("worker", "--with-scheduler", "notify",
+                                              "scoring"), env)
 
 
 def start_embedded(supervisor: Supervisor, started: list[EmbeddedRedis], name: str,

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import pytest
 import redis
 
+from cli import embedded_redis
 from cli.embedded_redis import EmbeddedRedis, free_port, port_is_free
 
 
@@ -36,6 +38,32 @@ def test_picks_another_port_when_asked_for_none(tmp_path: Path) -> None:
         assert redis.Redis.from_url(server.url).ping()
     finally:
         server.stop()
+
+
+def test_a_port_taken_between_the_check_and_the_start_is_given_up_for_another(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two `meeple run` starting at once both found the default port free; one got it, and
+    the other's redis-server could not listen there (CI: "redis-server exited with 1")."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        checks: list[int] = []
+
+        def free_when_first_checked(asked: int, host: str = "127.0.0.1") -> bool:
+            checks.append(asked)
+            return len(checks) == 1 or port_is_free(asked, host)  # the other won the race
+
+        monkeypatch.setattr(embedded_redis, "DEFAULT_PORT", port)
+        monkeypatch.setattr(embedded_redis, "port_is_free", free_when_first_checked)
+        server = EmbeddedRedis(tmp_path)
+        try:
+            server.start()
+            assert server.port not in (None, port) and checks == [port, port]
+            assert redis.Redis.from_url(server.url).ping()
+            assert (tmp_path / "port").read_text().strip() == str(server.port)
+        finally:
+            server.stop()
 
 
 def test_two_servers_never_share_one_directory(tmp_path: Path) -> None:
