@@ -147,5 +147,10 @@ def test_searching_bots_play_greedy_once_their_games_thinking_time_is_spent(app,
     at_greedy = int(app.redis.hget("meeple:ai:thinking_spent", "ismcts-200ms"))
     assert 0 < at_greedy < moves
     thought = float(app.redis.get(f"meeple:ai:thinking:{table.id}"))
-    assert 1.0 <= thought < 1.0 + 0.2 * 1.2 + 0.1  # the move that crossed the line, at most
+    # 1 s and the move that crossed the line. That move may take several times its 200 ms
+    # on a loaded box (1.08 s in a full `make test`, two test processes on two cores), so 2 s:
+    # the bound still tells a cap kept from one not kept, since the moves played at greedy
+    # (some 300 of a game's 305 here) would have thought for a minute at 200 ms each.
+    assert at_greedy >= 50
+    assert 1.0 <= thought < 1.0 + 2.0
     assert 0 < app.redis.ttl(f"meeple:ai:thinking:{table.id}") <= 30 * 24 * 3600
