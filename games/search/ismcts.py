@@ -9,18 +9,30 @@ one-ply value (heuristic initialisation). Then every iteration
 2. selects down the tree, among the children whose moves are legal in that world, by UCB1 with
    availability counts (a child's `available` counts the iterations it was legal in, and
    stands in for its parent's visits);
-3. expands one untried move (at random), plays at most `depth` random legal moves after it
-   (none by default), and scores the end: the rank rewards of `game.score` if the game is
-   over, else the caller's `evaluate` (one value in [0, 1] per seat);
+3. expands one untried move (at random); then, with `playout` above 0, plays out greedily in
+   that world: every seat plays its one-ply best move (`evaluate` after each of its moves,
+   in this world) until the observer is to choose again after another seat has moved, or
+   after `playout` such choices (a seat with one legal move is no choice); then at most
+   `depth` random moves (none by default); and scores the end: the rank rewards of
+   `game.score` if the game is over, else the caller's `evaluate` (one value in [0, 1] per
+   seat);
 4. backs up: each node adds the reward of the seat whose move led into it. The new leaf adds
-   that score; the nodes above it add the score of the state before the leaf's move, where
-   the tree's own choices led: a random move says little about its parent, and counting it
-   made a line whose next move is the seat's own look worse (most random moves are poor)
-   and one that hands the move to an opponent look better (its random reply is poor too).
-   In Res Publica the search drew cards instead of building a City or trading: against
-   greedy it won 0.245 of 100 games, 0.480 with the leaf's move counted for the leaf alone.
-   Trappist One loses by it: 0.615 -> 0.445 in session 15, 0.555 -> 0.485 since its
-   evaluation counts a shipment under way (bench/README.md, sessions 15 and 16).
+   that score; with `leaf_alone` (the default) the nodes above it add the score of a
+   playout from the state before the leaf's move, where the tree's own choices led: a
+   random move says little about its parent, and counting it made a line whose next move is
+   the seat's own look worse (most random moves are poor) and one that hands the move to an
+   opponent look better (its random reply is poor too). In Res Publica the search drew
+   cards instead of building a City or trading: against greedy it won 0.245 of 100 games,
+   0.480 with the leaf's move counted for the leaf alone. Trappist One loses by it: 0.615 ->
+   0.445 in session 15, 0.555 -> 0.485 since its evaluation counts a shipment under way
+   (bench/README.md, sessions 15 and 16).
+
+The greedy playout lets the search see past one ply: how the seat would finish its turn and
+how the others would answer. It is off by default (`PLAYOUT` 0) until it has been measured
+in all four games: with `playout` 12 (and `leaf_alone`), on the same 100 deals against
+greedy, it lifted Trappist One from 0.590 to 0.755 and Res Publica from 0.385 to 0.575
+(bench/README.md, "Greedy playouts (session 27)"). A playout costs some 20 evaluations: the
+search runs about a fifth as many iterations in its budget.
 
 A node is the sequence of (seat, move id) edges from the root; opponents' moves are edges
 too (single observer: they are treated as seen, the paper's SO-ISMCTS). With several actors
@@ -52,9 +64,12 @@ Evaluate = Callable[[State], Sequence[float]]  # state -> one value in [0, 1] pe
 Edge = tuple[Seat, str]  # (the seat that moves, the move's id)
 _EIGHT_WORDS = struct.Struct(">8Q")  # one BLAKE2b block: eight big-endian words
 
-# Random moves played after the tree's last move, before the evaluation: none, since random
+# Random moves played after the greedy playout, before the evaluation: none, since random
 # play in these games mostly adds noise (bench/README.md, "Bots": the search's settings).
 DEPTH = 0
+PLAYOUT = 0  # the greedy playout's choices at most (it ends at the observer's next choice)
+LEAF_ALONE = True  # a new leaf's random move counts for the leaf alone (see `iterate`)
+PLAYOUT_MOVES = 30  # moves a playout's greedy weighs at most (a random subset of more)
 EXPLORATION = 0.7  # UCB1's constant; the paper's choice for rewards in [0, 1]
 SAMPLES = 4  # worlds greedy values a move in
 GREEDY_PLAYS = 100  # moves greedy plays for its values at most (fewer worlds for many moves)
@@ -93,17 +108,20 @@ class Budget:
 
 
 def choose(game: Game, state: State, seat: Seat, rng: Rng, budget: Budget, evaluate: Evaluate,
-           *, depth: int = DEPTH, exploration: float = EXPLORATION, prior: int = PRIOR_VISITS,
-           settle: bool = True) -> Move:
+           *, playout: int | None = None, depth: int = DEPTH,
+           exploration: float = EXPLORATION, prior: int = PRIOR_VISITS, settle: bool = True,
+           leaf_alone: bool | None = None) -> Move:
     """The move for `seat` (one of `game.actors(state)`), exactly as `game.legal_moves` lists
     it, by SO-ISMCTS; a seat with one legal move gets it at once. Each root move starts with
-    `prior` visits at greedy's value of it (0: none). With `settle`, the search ends as soon
-    as the rest of the budget could not change its answer (see `Budget`)."""
+    `prior` visits at greedy's value of it (0: none). Playouts make at most `playout` greedy
+    choices (0: none), then `depth` random moves. With `settle`, the search ends as soon as
+    the rest of the budget could not change its answer (see `Budget`)."""
     moves = _own_moves(game, state, seat)
     if len(moves) == 1:
         return moves[0]
     streams = _Streams(rng)
-    search = _Search(game, seat, moves, evaluate, depth, exploration)
+    search = _Search(game, seat, moves, evaluate, PLAYOUT if playout is None else playout, depth,
+                     exploration, LEAF_ALONE if leaf_alone is None else leaf_alone)
     if prior:
         samples = max(1, min(SAMPLES, PRIOR_PLAYS // len(moves)))
         values = _greedy_values(game, state, seat, moves, evaluate, streams, samples)
@@ -265,28 +283,38 @@ class _Search:
     """The observer's tree, grown one iteration (one determinized world) at a time."""
 
     def __init__(self, game: Game, seat: Seat, moves: list[Move], evaluate: Evaluate,
-                 depth: int, exploration: float) -> None:
+                 playout: int, depth: int, exploration: float, leaf_alone: bool) -> None:
         self.game = game
         self.seat = seat
         self.moves = moves
         self.evaluate = evaluate
+        self.playout = playout
+        self.leaf_alone = leaf_alone
         self.depth = depth
         self.exploration = exploration
         self.root = _Node(None)
 
     def iterate(self, world: _World) -> None:
         path, before = self._descend(world)
-        self._playout(world)
-        rewards = _rewards(self.game, world.state, self.evaluate)
-        # The new leaf's move was drawn at random: it is the leaf's value alone. The nodes
-        # above it are valued where the tree's own choices led (before that move), else a
-        # random own move would drag a line down and a random opponent's move lift it.
-        above = (rewards if before is None or len(path) == 2
-                 else _rewards(self.game, before, self.evaluate))
+        if self.leaf_alone and before is not None and len(path) > 2:
+            # The new leaf's move was drawn at random: it is the leaf's value alone. The nodes
+            # above it are valued where the tree's own choices led (the playout starts before
+            # that move), else a random own move would drag a line down and a random
+            # opponent's move lift it.
+            leaf = _rewards(self.game, world.state, self.evaluate)
+            world.state = before
+            above = self._played_out(world)
+        else:
+            leaf = above = self._played_out(world)
         for node in path:
             node.visits += 1
             if node.seat is not None:
-                node.total += (rewards if node is path[-1] else above)[node.seat]
+                node.total += (leaf if node is path[-1] else above)[node.seat]
+
+    def _played_out(self, world: _World) -> Sequence[float]:
+        self._greedy_playout(world)
+        self._random_playout(world)
+        return _rewards(self.game, world.state, self.evaluate)
 
     def seed_root(self, values: list[float], visits: int) -> None:
         """Start each root move with `visits` visits at `values` (its greedy value): the
@@ -353,7 +381,43 @@ class _Search:
             child = children[edges[k]]
         return child, moves[k], bool(untried)
 
-    def _playout(self, world: _World) -> None:
+    def _greedy_playout(self, world: _World) -> None:
+        """Every seat plays its one-ply best move in this world, until the observer is to
+        choose again after another seat has moved, or `playout` choices have been made
+        (0: no playout at all, not even of moves without a choice)."""
+        if not self.playout:
+            return
+        choices, others_moved = 0, False
+        while (seat := world.mover()) is not None:
+            if seat != self.seat:
+                others_moved = True
+            elif others_moved:
+                return
+            moves = bot_moves(self.game, world.state, seat)
+            if len(moves) > 1:
+                if choices == self.playout:
+                    return
+                choices += 1
+            world.play(seat, self._best_in_world(world, seat, moves))
+
+    def _best_in_world(self, world: _World, seat: Seat, moves: list[Move]) -> Move:
+        """The move with the best value to `seat` one move ahead in this world (the first of
+        equals), among at most PLAYOUT_MOVES of `moves` drawn at random."""
+        if len(moves) == 1:
+            return moves[0]
+        if len(moves) > PLAYOUT_MOVES:
+            moves = list(moves)
+            world.rng.shuffle(moves)
+            moves = moves[:PLAYOUT_MOVES]
+        best, best_value = moves[0], -math.inf
+        for move in moves:
+            after, _ = self.game.play(world.state, seat, move, world.rng)
+            value = _rewards(self.game, after, self.evaluate)[seat]
+            if value > best_value:
+                best, best_value = move, value
+        return best
+
+    def _random_playout(self, world: _World) -> None:
         for _ in range(self.depth):
             seat = world.mover()
             if seat is None:

@@ -167,6 +167,68 @@ def even(state: State) -> list[float]:
     return [0.5, 0.5]
 
 
+# -- Bait: a move that looks good one move ahead and loses two choices later --------------------
+
+
+class Bait(Duel):
+    """Seat 0 may `grab` or `wait`; nothing is hidden. After `grab` seat 1 stretches (30
+    moves alike), then may `punish` (seat 1 wins) or `spare` (seat 0 wins); after `wait` it
+    naps (30 moves alike), then can only concede. The evaluation likes a grab (0.6 to seat 0 until
+    the end), so greedy grabs and loses; a search that plays the answer out sees the
+    punishment coming."""
+
+    id = "test-bait"
+    title = "Bait"
+
+    def setup(self, players: int, options: dict[str, Any], rng: Rng) -> State:
+        return {"phase": "choose", "grabbed": False, "winner": None}
+
+    def actors(self, state: State) -> set[Seat]:
+        return {"choose": {0}, "stretch": {1}, "answer": {1}, "nap": {1}, "concede": {1}}.get(
+            state["phase"], set())
+
+    def legal_moves(self, state: State, seat: Seat) -> list[Move]:
+        if seat not in self.actors(state):
+            return []
+        ids = {"choose": ["grab", "wait"],
+               "stretch": [f"stretch:{k}" for k in range(30)],
+               "answer": ["punish", "spare"],
+               "nap": [f"nap:{k}" for k in range(30)],
+               "concede": ["concede"]}[state["phase"]]
+        return [{"id": i, "label": i} for i in ids]
+
+    def play(self, state: State, seat: Seat, move: Move, rng: Rng) -> tuple[State, list[Fact]]:
+        played = find_move(self.legal_moves(state, seat), move)["id"]
+        phase = state["phase"]
+        if phase == "choose":
+            grab = played == "grab"
+            return {"phase": "stretch" if grab else "nap", "grabbed": grab, "winner": None}, []
+        if phase in ("stretch", "nap"):
+            return {**state, "phase": "answer" if phase == "stretch" else "concede"}, []
+        winner = 1 if played == "punish" else 0  # spare or concede: seat 0 wins
+        return {**state, "phase": "over", "winner": winner}, []
+
+    def is_over(self, state: State) -> bool:
+        return bool(state["phase"] == "over")
+
+    def score(self, state: State) -> ScoreSheet:
+        winner = state["winner"]
+        seats: list[dict[str, Any]] = [
+            {"seat": s, "total": int(s == winner), "breakdown": {}, "rank": 1 if s == winner else 2}
+            for s in (0, 1)]
+        return {"ranking": [winner, 1 - winner], "seats": seats}
+
+    def determinize(self, state: State, seat: Seat, rng: Rng) -> State:
+        return copy.deepcopy(state)  # nothing is hidden
+
+
+BAIT = Bait()
+
+
+def likes_a_grab(state: State) -> list[float]:
+    return [0.6, 0.4] if state["grabbed"] else [0.5, 0.5]
+
+
 # -- High Card (tests/games/toy_game.py) -------------------------------------------------------
 
 
@@ -257,6 +319,21 @@ def test_choose_answers_to_win_when_it_can() -> None:
              "played": [5, None]}
     move = choose(DUEL, state, 1, Rng(b"search", 1), Budget(iterations=50), duel_value)
     assert move["id"] == "play:7"
+
+
+def test_the_greedy_playout_sees_past_one_move() -> None:
+    """Greedy grabs the bait; the search plays each line on greedily (seat 1 punishes, two of
+    its choices on) and waits. Without the playout the same budget is taken in by the
+    evaluation, which likes a grab until the very end."""
+    state = BAIT.setup(2, {}, Rng(b"bait", 0))
+    assert greedy(BAIT, state, 0, Rng(b"bait", 0), likes_a_grab)["id"] == "grab"
+    waits = {"with": 0, "without": 0}
+    for k in range(8):
+        for name, playout in (("with", 12), ("without", 0)):
+            move = choose(BAIT, state, 0, Rng(b"bait", k), Budget(iterations=40), likes_a_grab,
+                          playout=playout)
+            waits[name] += move["id"] == "wait"
+    assert waits == {"with": 8, "without": 0}
 
 
 def test_a_random_leaf_move_counts_for_the_leaf_alone() -> None:

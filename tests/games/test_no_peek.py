@@ -22,11 +22,11 @@ On each pair, for that seat:
   hidden cards would steer it as well);
 - the bot plays the same move: `ismcts-60it` and `greedy`, each with `Rng(b"bot", 7)`, and
   the same search as a probe (`PROBE`): 8 iterations, each with random moves to the end or
-  200 moves, no greedy prior. The levels' search stops at the evaluation, which looks at
-  what the seat can see, so a hidden card seldom decides its move (a peeking ismcts-60it
-  differs on one of the 16 twins of Trappist One and of Trajan); the probe's playouts meet
-  the hidden cards (draws, the others' hands), so a peeking probe differs on 6 to 9 of the
-  16 twins of every game.
+  200 moves, no greedy prior, no greedy playout. The levels' search plays on greedily for
+  about a turn before its evaluation, so a hidden card decides its move only now and then
+  (before the greedy playout, a peeking ismcts-60it differed on one of the 16 twins of
+  Trappist One and of Trajan); the probe's playouts meet the hidden cards (draws, the
+  others' hands), so a peeking probe differs on 6 to 9 of the 16 twins of every game.
 
 The mutation test runs the same move check with a peeking bot, whose game hands the search
 the true state instead of a determinization: on at least one pair of every game it plays a
@@ -131,7 +131,7 @@ def as_text(value: Any) -> str:
 def bot(game: Game, state: State, seat: Seat, level: str) -> Move:
     if level == PROBE:
         return choose(game, state, seat, Rng(*BOT_RNG), Budget(iterations=PROBE_ITERATIONS),
-                      game.evaluate, depth=PROBE_DEPTH, prior=0)
+                      game.evaluate, playout=0, depth=PROBE_DEPTH, prior=0)
     return bot_move(game, state, seat, Rng(*BOT_RNG), Level.parse(level))
 
 
