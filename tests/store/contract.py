@@ -209,6 +209,11 @@ class EventStoreContract:
                 try:
                     for b in range(batches):
                         store.append(game, b * size, [move(i) for i in range(size)])
+                        # Let the reader in between batches: on a loaded box the writer could
+                        # otherwise finish before the reader's second read, and prove nothing.
+                        reads, deadline = len(seen), time.monotonic() + 1
+                        while len(seen) <= reads and time.monotonic() < deadline:
+                            time.sleep(0.001)
                 finally:
                     done.set()
                 return
