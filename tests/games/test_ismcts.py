@@ -170,7 +170,7 @@ def even(state: State) -> list[float]:
 # -- Bait: a move that looks good one move ahead and loses two choices later --------------------
 
 
-class Bait(Duel):
+class Bait(Errand):
     """Seat 0 may `grab` or `wait`; nothing is hidden. After `grab` seat 1 stretches (30
     moves alike), then may `punish` (seat 1 wins) or `spare` (seat 0 wins); after `wait` it
     naps (30 moves alike), then can only concede. The evaluation likes a grab (0.6 to seat 0 until
@@ -207,19 +207,6 @@ class Bait(Duel):
             return {**state, "phase": "answer" if phase == "stretch" else "concede"}, []
         winner = 1 if played == "punish" else 0  # spare or concede: seat 0 wins
         return {**state, "phase": "over", "winner": winner}, []
-
-    def is_over(self, state: State) -> bool:
-        return bool(state["phase"] == "over")
-
-    def score(self, state: State) -> ScoreSheet:
-        winner = state["winner"]
-        seats: list[dict[str, Any]] = [
-            {"seat": s, "total": int(s == winner), "breakdown": {}, "rank": 1 if s == winner else 2}
-            for s in (0, 1)]
-        return {"ranking": [winner, 1 - winner], "seats": seats}
-
-    def determinize(self, state: State, seat: Seat, rng: Rng) -> State:
-        return copy.deepcopy(state)  # nothing is hidden
 
 
 BAIT = Bait()
