@@ -24,6 +24,9 @@ def send_ourselves_sigint() -> None:
 
 def test_a_burst_worker_takes_sigint_and_the_kept_handlers_give_it_back(
         redis_client: redis.Redis) -> None:
+    # Python's usual Ctrl-C handler (a runner started in the background has SIGINT ignored);
+    # the autouse fixture of tests/conftest.py puts back whatever was there.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     runner_handler = signal.getsignal(signal.SIGINT)
     with kept_signal_handlers():
         worker = SimpleWorker([Queue("signal-test", connection=redis_client)],
