@@ -109,7 +109,7 @@ class Budget:
 
 def choose(game: Game, state: State, seat: Seat, rng: Rng, budget: Budget, evaluate: Evaluate,
            *, playout: int | None = None, depth: int = DEPTH,
-           exploration: float = EXPLORATION, prior: int = PRIOR_VISITS, settle: bool = True,
+           exploration: float | None = None, prior: int | None = None, settle: bool = True,
            leaf_alone: bool | None = None) -> Move:
     """The move for `seat` (one of `game.actors(state)`), exactly as `game.legal_moves` lists
     it, by SO-ISMCTS; a seat with one legal move gets it at once. Each root move starts with
@@ -120,6 +120,8 @@ def choose(game: Game, state: State, seat: Seat, rng: Rng, budget: Budget, evalu
     if len(moves) == 1:
         return moves[0]
     streams = _Streams(rng)
+    prior = PRIOR_VISITS if prior is None else prior  # read now: a trial may set them
+    exploration = EXPLORATION if exploration is None else exploration
     search = _Search(game, seat, moves, evaluate, PLAYOUT if playout is None else playout, depth,
                      exploration, LEAF_ALONE if leaf_alone is None else leaf_alone)
     if prior:
