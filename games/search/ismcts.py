@@ -108,7 +108,7 @@ class Budget:
 
 
 def choose(game: Game, state: State, seat: Seat, rng: Rng, budget: Budget, evaluate: Evaluate,
-           *, playout: int | None = None, depth: int = DEPTH,
+           *, playout: int | None = None, depth: int | None = None,
            exploration: float | None = None, prior: int | None = None, settle: bool = True,
            leaf_alone: bool | None = None) -> Move:
     """The move for `seat` (one of `game.actors(state)`), exactly as `game.legal_moves` lists
@@ -121,6 +121,7 @@ def choose(game: Game, state: State, seat: Seat, rng: Rng, budget: Budget, evalu
         return moves[0]
     streams = _Streams(rng)
     prior = PRIOR_VISITS if prior is None else prior  # read now: a trial may set them
+    depth = DEPTH if depth is None else depth
     exploration = EXPLORATION if exploration is None else exploration
     search = _Search(game, seat, moves, evaluate, PLAYOUT if playout is None else playout, depth,
                      exploration, LEAF_ALONE if leaf_alone is None else leaf_alone)
