@@ -6,7 +6,8 @@ leaderboard lists bots by level, and records name each bot's level):
 - `greedy`: one ply, the best evaluation (games.search.ismcts.greedy);
 - `ismcts-200ms`, `ismcts-5000it`: information-set search with a budget in milliseconds or
   iterations (`ismcts` alone is `ismcts-200ms`). An iteration budget plays the same move
-  on any machine; a time budget plays as well as the machine allows.
+  on any machine (but for a move cut at MAX_MS, see `_budget`); a time budget plays as well
+  as the machine allows.
 
 Every policy sees the seat's knowledge only: the search reads the true state through
 `game.determinize` and the seat's own `legal_moves`, never otherwise (tests/games/test_no_peek.py).
@@ -115,8 +116,15 @@ def bot_move(game: Game, state: State, seat: Seat, rng: Rng, level: Level,
 
 
 def _budget(level: Level, clock: Clock | None) -> ismcts.Budget:
+    """The search's budget. With a clock (a worker, `meeple simulate`), an iteration budget
+    also stops at MAX_MS: an iteration's cost grows with the table (a 5-player Res Publica
+    iteration plays out some 20 one-ply choices), and 20,000 of them could otherwise hold a
+    worker for minutes, past its job's timeout. Only a move cut there depends on the machine."""
     if level.ms is None:
-        return ismcts.Budget(iterations=level.iterations)
+        if clock is None:
+            return ismcts.Budget(iterations=level.iterations)
+        cap = clock() + MAX_MS / 1000
+        return ismcts.Budget(iterations=level.iterations, time_left=lambda: cap - clock())
     if clock is None:
         raise ValueError(f"{level.id} needs a clock")
     stop = clock() + level.ms / 1000

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from marshmallow import Schema
 
-from games.bots import random_move
+from games.bots import MAX_ITERATIONS, MAX_MS, Level, bot_move, random_move
 from games.contract import Fact, Game, Move, ScoreSheet, Seat, State, fact, find_move
 from games.registry import get_game
 from games.rng import Rng
-from games.search.ismcts import Budget, bot_moves, choose, greedy, rank_rewards
+from games.search.ismcts import SAMPLES, Budget, bot_moves, choose, greedy, rank_rewards
 from games.text import Section
 from tests.games.toy_game import ToyGame
 
@@ -60,6 +60,9 @@ class Duel:
         new["played"][seat] = card
         new["phase"] = "answer" if seat == 0 else "over"
         return new, [fact(f"Seat {seat} played {card}", seat=seat, card=card)]
+
+    def apply(self, state: State, seat: Seat, move: Move, rng: Rng) -> tuple[State, list[Fact]]:
+        return self.play(state, seat, move, rng)  # a toy: checked all the same
 
     def view(self, state: State, seat: Seat | None) -> dict[str, Any]:
         shown = {"phase": state["phase"], "played": state["played"], "lead": state["hands"][0]}
@@ -531,6 +534,32 @@ def test_the_budget_is_kept(iterations: int | None, seconds: int | None, expecte
     choose(counted, state, 0, Rng(b"budget", 0), budget, owned_value, depth=0, prior=0,
            settle=False)
     assert counted.worlds == expected
+
+
+class Monotonic:
+    """A monotonic clock (seconds) that moves `step` seconds at every reading."""
+
+    def __init__(self, step: float) -> None:
+        self.step = step
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+def test_an_iteration_budget_stops_at_the_longest_move_a_worker_allows() -> None:
+    """Given a clock (as a worker is), `ismcts-20000it` stops once a move has taken MAX_MS
+    (5 s), whatever an iteration costs; a move that is not cut is the clockless move."""
+    state = advanced(HIGH_CARD, 1, 0)
+    level = Level.parse(f"ismcts-{MAX_ITERATIONS}it")
+    counted = CountedHighCard()
+    bot_move(counted, state, 0, Rng(b"cap", 0), level, Monotonic(1.0))
+    assert counted.worlds <= SAMPLES + MAX_MS // 1000 + 1  # greedy's prior, then ~1 s each
+    small = Level.parse("ismcts-40it")
+    for k in range(4):
+        assert bot_move(HIGH_CARD, state, 0, Rng(b"cap", k), small, Monotonic(0.001)) == \
+            bot_move(HIGH_CARD, state, 0, Rng(b"cap", k), small)
 
 
 def test_a_settled_search_stops_early_with_the_same_answer() -> None:
