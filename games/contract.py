@@ -83,6 +83,13 @@ class Game(Protocol):
         verify` relies on it)."""
         ...
 
+    def apply(self, state: State, seat: Seat, move: Move, rng: Rng) -> tuple[State, list[Fact]]:
+        """`play` for a move that is one of legal_moves(state, seat), the very dict, unchecked
+        (the same state and facts as `play`). The bots' search plays thousands of moves a
+        second that it has just listed for that state; checking one lists them all again.
+        Anything else (a client's move, a record's) goes through `play`."""
+        ...
+
     def view(self, state: State, seat: Seat | None) -> dict[str, Any]: ...
 
     def describe(self, view: dict[str, Any], seat: Seat | None, names: Sequence[str]

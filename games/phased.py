@@ -85,7 +85,8 @@ class PhasedGame:
         return self.apply(state, seat, chosen, rng)
 
     def apply(self, state: State, seat: Seat, move: Move, rng: Rng) -> tuple[State, list[Fact]]:
-        """Play `move`, one of the seat's legal moves (`play` has checked it)."""
+        """Play `move`, one of the seat's legal moves (`play` has checked it, or the caller
+        took it from `legal_moves`: games.contract)."""
         raise NotImplementedError
 
     def view(self, state: State, seat: Seat | None) -> dict[str, Any]:

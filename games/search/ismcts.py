@@ -45,7 +45,9 @@ Neither weighs a move that only takes back the seat's own unfinished choice (`bo
 
 Pure: randomness only from the `rng` argument (one draw of it keys every rng the search
 uses), no clock (a time budget is the caller's `time_left`), states never mutated (`play`
-returns new ones).
+returns new ones). A move the search has just listed for a world's state is played with
+`game.apply`, unchecked: checking it lists every move again, a third of an iteration's time
+in Res Publica. The root's moves were listed for the true state, so they go through `play`.
 """
 
 from __future__ import annotations
@@ -263,6 +265,10 @@ class _World:
     def play(self, seat: Seat, move: Move) -> None:
         self.state, _ = self.game.play(self.state, seat, move, self.rng)
 
+    def apply(self, seat: Seat, move: Move) -> None:
+        """`play` for a move listed by `bot_moves` for this world's state (unchecked)."""
+        self.state, _ = self.game.apply(self.state, seat, move, self.rng)
+
 
 class _Node:
     """Statistics of one information set's edge: the seat that moved into it, its visits, the
@@ -355,7 +361,8 @@ class _Search:
         while seat is not None:
             before = world.state
             node, move, new = self._step(node, seat, moves, world.rng)
-            world.play(seat, move)
+            # The root's moves were listed for the true state: checked again in this world.
+            (world.play if moves is self.moves else world.apply)(seat, move)
             path.append(node)
             if new:
                 return path, before
@@ -401,7 +408,7 @@ class _Search:
                 if choices == self.playout:
                     return
                 choices += 1
-            world.play(seat, self._best_in_world(world, seat, moves))
+            world.apply(seat, self._best_in_world(world, seat, moves))
 
     def _best_in_world(self, world: _World, seat: Seat, moves: list[Move]) -> Move:
         """The move with the best value to `seat` one move ahead in this world (the first of
@@ -414,7 +421,7 @@ class _Search:
             moves = moves[:PLAYOUT_MOVES]
         best, best_value = moves[0], -math.inf
         for move in moves:
-            after, _ = self.game.play(world.state, seat, move, world.rng)
+            after, _ = self.game.apply(world.state, seat, move, world.rng)
             value = _rewards(self.game, after, self.evaluate)[seat]
             if value > best_value:
                 best, best_value = move, value
@@ -425,4 +432,4 @@ class _Search:
             seat = world.mover()
             if seat is None:
                 return
-            world.play(seat, world.rng.choice(bot_moves(self.game, world.state, seat)))
+            world.apply(seat, world.rng.choice(bot_moves(self.game, world.state, seat)))

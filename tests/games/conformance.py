@@ -385,12 +385,18 @@ def assert_description(game: Game, view: dict[str, Any], seat: Seat | None, play
 
 def check_play_does_not_mutate(game: Game, players: int, seed: SeedLike, *,
                                all_seats: bool = False, every: int = 1, **kw: Any) -> None:
-    """`play` leaves its input alone, and so do the read-only members."""
+    """`play` leaves its input alone, and so do the read-only members; `apply` of a listed
+    move gives what `play` gave, and leaves its input alone too."""
     playout = Playout(game, players, seed, snapshots=True, snapshot_every=every, **kw)
     for step in playout:
         if step.snapshot is None:
             continue
         assert_same(step.state, step.snapshot, f"play mutated its input at move {step.index}")
+        applied = game.apply(step.state, step.seat, step.move,
+                             game_rng(playout.seed, step.version))
+        assert_same(list(applied), [step.after, step.facts],
+                    f"apply differs from play at move {step.index}")
+        assert_same(step.state, step.snapshot, f"apply mutated its input at move {step.index}")
         before = copy.deepcopy(step.after)
         seats = seats_to_check(playout.seed, "touch", step.index, players, all_seats)
         rng = harness_rng(playout.seed, "touch", step.index)

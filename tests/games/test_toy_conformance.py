@@ -70,6 +70,13 @@ class MutatesItsInput(ToyGame):
         return dict(state)
 
 
+class AppliesAnotherMove(ToyGame):
+    """Its unchecked `apply` plays the first legal move, whichever it is given."""
+
+    def apply(self, state: State, seat: Seat, move: Move, rng: Rng) -> tuple[State, list[Fact]]:
+        return self.play(state, seat, self.legal_moves(state, seat)[0], rng)
+
+
 class AcceptsUnlistedMoves(ToyGame):
     """Trusts the card a "play:<n>" or "ante:<n>" id names instead of looking it up."""
 
@@ -139,6 +146,7 @@ Check = Callable[..., Any]
 BROKEN: list[tuple[ToyGame, Check, str]] = [
     (LeakyView(), conf.check_no_leaks, "view for seat .* shows what it cannot know"),
     (MutatesItsInput(), conf.check_play_does_not_mutate, "play mutated its input"),
+    (AppliesAnotherMove(), conf.check_play_does_not_mutate, "apply differs from play"),
     (AcceptsUnlistedMoves(), conf.check_illegal_moves, "play accepted an illegal move"),
     (NondeterministicSetup(), conf.check_replay, "setup is not deterministic"),
     (LeakyFacts(), conf.check_no_leaks, "the facts for .* tell it what its view does not"),

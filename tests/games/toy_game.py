@@ -91,6 +91,9 @@ class ToyGame:
             facts.append(fact("Game over", totals=[sum(p) for p in new["piles"]]))
         return new, facts
 
+    def apply(self, state: State, seat: Seat, move: Move, rng: Rng) -> tuple[State, list[Fact]]:
+        return self.play(state, seat, move, rng)  # a toy: checked all the same
+
     def _copy(self, state: State) -> State:
         return copy.deepcopy(state)
 
