@@ -39,6 +39,7 @@ SPREAD and the rates below were fitted to random play (the search's playouts).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 from math import exp
 from typing import Any, NamedTuple
@@ -168,7 +169,7 @@ class Table(NamedTuple):
     city_ready: float  # the City a display now would gain
     city_mean: float  # the mean of the Cities left
     reveal: bool
-    key: tuple[Any, ...]  # all of the above, hashable: what `to_come`'s memo is keyed on
+    key: int  # one number for all of the above (equal tables, equal keys): the memos' key
 
 
 def table(state: State) -> Table:
@@ -187,10 +188,21 @@ def table(state: State) -> Table:
         resort_value=float(piles["resort"][0]) if piles["resort"] else 0.0,
         city_ready=float(city[0]) if city else 0.0,
         city_mean=sum(city) / len(city) if city else 0.0,
-        reveal=reveal, key=(),
+        reveal=reveal, key=0,
     )
-    # The two mixes are dicts: as tuples, with every other field, they make the key.
-    return t._replace(key=(tuple(t.race_mix.items()), tuple(t.tech_mix.items()), *t[2:-1]))
+    # The two mixes are dicts: as tuples, with every other field, they are the table. The
+    # memos are keyed on a number for it, hashed once here rather than at every look-up.
+    return t._replace(key=_table_number(
+        (tuple(t.race_mix.items()), tuple(t.tech_mix.items()), *t[2:-1])))
+
+
+def _table_number(fields: tuple[Any, ...]) -> int:
+    number = _TABLES.get(fields)
+    if number is None:
+        if len(_TABLES) >= MEMO_SIZE:  # numbers are given again: forget what they keyed
+            forget()
+        number = _TABLES[fields] = len(_TABLES)
+    return number
 
 
 def forecast(state: State) -> tuple[list[float], list[float]]:
@@ -229,20 +241,42 @@ def to_come(t: Table, player: dict[str, Any], pending: bool = False) -> float:
     """The expected points of the seat's displays and missions to come: its `terms`, weighted.
     `pending`: the seat is in its turn, so one draw more is to come than for the others.
     Memoized: a bot values many states that differ only in a trade's draft."""
-    key = (t.key, pending, tuple(player["hand"].items()), player["trades"],
-           tuple(player["missions"].values()), len(player["stations"]), len(player["cities"]),
-           active_stations(player), city_size(player, CITY_SIZE))
-    points = _TO_COME.get(key)
-    if points is None:
-        if len(_TO_COME) >= MEMO_SIZE:
-            _TO_COME.clear()
-        points = _TO_COME[key] = sum(WEIGHTS[name] * value
-                                     for name, value in terms(t, player, pending).items())
-    return points
+    return _memo(_TO_COME, seat_key(t, player, pending), lambda: sum(
+        WEIGHTS[name] * value for name, value in terms(t, player, pending).items()))
+
+
+def seat_key(t: Table, player: dict[str, Any], pending: bool) -> tuple[Any, ...]:
+    """All that a seat's prospects depend on, hashable: the memos' key. The hand's items
+    keep their order, so a memo gives exactly what the computation would (`cheapest` breaks
+    ties in hand order)."""
+    return (t.key, pending, tuple(player["hand"].items()), player["trades"],
+            tuple(player["missions"].values()), len(player["stations"]), len(player["cities"]),
+            active_stations(player), city_size(player, CITY_SIZE))
+
+
+def forget() -> None:
+    """Empty the memos (a test compares memoized values with fresh ones)."""
+    for memo in (_TABLES, _TO_COME, _WORTH, _CHEAPEST, _REQUEST):
+        memo.clear()
+
+
+def _memo(memo: dict[tuple[Any, ...], Any], key: tuple[Any, ...],
+          compute: Callable[[], Any]) -> Any:
+    """`memo[key]`, computed once; a full memo starts afresh (MEMO_SIZE bounds its memory)."""
+    value = memo.get(key)
+    if value is None:
+        if len(memo) >= MEMO_SIZE:
+            memo.clear()
+        value = memo[key] = compute()
+    return value
 
 
 MEMO_SIZE = 20_000
+_TABLES: dict[tuple[Any, ...], int] = {}
 _TO_COME: dict[tuple[Any, ...], float] = {}
+_WORTH: dict[tuple[Any, ...], float] = {}
+_CHEAPEST: dict[tuple[Any, ...], list[str]] = {}
+_REQUEST: dict[tuple[Any, ...], float] = {}
 
 
 def terms(t: Table, player: dict[str, Any], pending: bool = False) -> dict[str, float]:
@@ -353,8 +387,9 @@ Items = list[tuple[str, int]]
 def worth(t: Table, player: dict[str, Any], hand: dict[str, int], trades: int,
           pending: bool) -> float:
     """What a hand is worth to its player: its pairs and grey cards now, and its prospects."""
-    prospects = to_come(t, {**player, "hand": hand, "trades": trades}, pending)
-    return pair_points(hand) + grey_points(hand) + prospects
+    holder = {**player, "hand": hand, "trades": trades}
+    return _memo(_WORTH, seat_key(t, holder, pending), lambda: pair_points(hand)
+                 + grey_points(hand) + to_come(t, holder, pending))
 
 
 def _moved(hand: dict[str, int], gets: Items, gives: Items) -> dict[str, int]:
@@ -386,7 +421,6 @@ class _Look:
         self.t = t
         self.state = state
         self._worth: dict[int, float] = {}
-        self._cheapest: dict[int, list[str]] = {}
 
     def gain(self, seat: int, gets: Items, gives: Items, token: bool) -> float:
         player = self.state["seats"][seat]
@@ -398,10 +432,11 @@ class _Look:
         return worth(self.t, player, hand, trades + token, pending) - self._worth[seat]
 
     def cheapest(self, seat: int) -> list[str]:
-        if seat not in self._cheapest:
-            hand = self.state["seats"][seat]["hand"]
-            self._cheapest[seat] = sorted(hand, key=lambda c: -self.gain(seat, [], [(c, 1)], False))
-        return self._cheapest[seat]
+        """The seat's cards, the one it loses least by giving away first."""
+        player = self.state["seats"][seat]
+        key = seat_key(self.t, player, seat == self.state["active"])
+        return _memo(_CHEAPEST, key, lambda: sorted(
+            player["hand"], key=lambda c: -self.gain(seat, [], [(c, 1)], False)))
 
     def trade(self, by: int, partner: int, mode: str, proposal: dict[str, Any],
               answer: dict[str, Any]) -> tuple[float, float]:
@@ -437,6 +472,13 @@ class _Look:
         proposal, by = trade["proposal"], trade["by"]
         if proposal["items"]:
             return self.asked_value(by, proposal, trade["order"])
+        seats = self.state["seats"]
+        key = (seat_key(self.t, seats[by], by == self.state["active"]), tuple(trade["order"]),
+               *(tuple(seats[s]["hand"].items()) for s in trade["order"]))
+        return _memo(_REQUEST, key, lambda: self._best_request(trade))
+
+    def _best_request(self, trade: dict[str, Any]) -> float:
+        by = trade["by"]
         best = 0.0
         for card in CARD_IDS:
             for n in range(1, REQUEST_MOST + 1):

@@ -26,6 +26,7 @@ import pytest
 from games.bots import Level, bot_move, bot_rng
 from games.contract import Game, State
 from games.registry import GAMES, RULES
+from games.res_publica import evaluate as res_publica_evaluate
 from games.rng import Rng
 from games.search.ismcts import greedy
 
@@ -370,6 +371,24 @@ def test_res_publica_an_answer_is_valued_when_it_pays_both() -> None:
     assert assert_values(game, fair)[1] > before
     greedy_demand = played(game, state, 1, "add:warp:4")  # the proposer's City to come
     assert assert_values(game, greedy_demand)[1] == pytest.approx(before)
+
+
+@pytest.mark.parametrize("players", [2, 5])
+def test_res_publica_memoized_values_are_the_fresh_ones(players: int) -> None:
+    """The evaluation memoizes a seat's prospects, a hand's worth, its cheapest cards and the
+    best request (a bot values many states that differ only in a trade's draft): on every
+    state of a random game, and every state one move on from every tenth (trade drafts
+    included), the values with warm memos are those computed from empty ones."""
+    game = GAMES["res-publica-2230ad"]
+    states = list(playout("res-publica-2230ad", players))
+    for state in states[::10]:
+        for seat in game.actors(state):
+            states += [game.play(state, seat, move, Rng(b"memo", 0))[0]
+                       for move in game.legal_moves(state, seat)]
+    warm = [evaluate(game, state) for state in states]
+    for state, value in zip(states, warm, strict=True):
+        res_publica_evaluate.forget()
+        assert evaluate(game, state) == value
 
 
 # --- Trappist One: a shipment under way is valued by its production -----------------------------
