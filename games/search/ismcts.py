@@ -28,11 +28,12 @@ one-ply value (heuristic initialisation). Then every iteration
    (bench/README.md, sessions 15 and 16).
 
 The greedy playout lets the search see past one ply: how the seat would finish its turn and
-how the others would answer. It is off by default (`PLAYOUT` 0) until it has been measured
-in all four games: with `playout` 12 (and `leaf_alone`), on the same 100 deals against
-greedy, it lifted Trappist One from 0.590 to 0.755 and Res Publica from 0.385 to 0.575
-(bench/README.md, "Greedy playouts (session 27)"). A playout costs some 20 evaluations: the
-search runs about a fifth as many iterations in its budget.
+how the others would answer. It is on (`PLAYOUT` 12) since it was measured in all four
+games (sessions 27 to 29): on the same 100 deals against greedy it lifted Trappist One from
+0.590 to 0.755, Trajan from 0.820 to 0.980 and Res Publica from 0.385 to 0.575, and it
+lost nothing measured elsewhere (bench/README.md, "Greedy playouts (session 27)" and after).
+A playout costs some 20 evaluations: the search runs about a fifth as many iterations in
+its budget.
 
 A node is the sequence of (seat, move id) edges from the root; opponents' moves are edges
 too (single observer: they are treated as seen, the paper's SO-ISMCTS). With several actors
@@ -69,7 +70,7 @@ _EIGHT_WORDS = struct.Struct(">8Q")  # one BLAKE2b block: eight big-endian words
 # Random moves played after the greedy playout, before the evaluation: none, since random
 # play in these games mostly adds noise (bench/README.md, "Bots": the search's settings).
 DEPTH = 0
-PLAYOUT = 0  # the greedy playout's choices at most (it ends at the observer's next choice)
+PLAYOUT = 12  # the greedy playout's choices at most (it ends at the observer's next choice)
 LEAF_ALONE = True  # a new leaf's random move counts for the leaf alone (see `iterate`)
 PLAYOUT_MOVES = 30  # moves a playout's greedy weighs at most (a random subset of more)
 EXPLORATION = 0.7  # UCB1's constant; the paper's choice for rewards in [0, 1]
