@@ -207,7 +207,8 @@ BOT_LEVEL_DESCRIPTION = (
     "How the bot plays: 'random' (a random legal move), 'greedy' (the move that looks best one"
     " move ahead) or 'ismcts' (a search over what the seat may know: 'ismcts-<10 to 5000>ms'"
     " thinks that long a move, 'ismcts-<1 to 20000>it' that many iterations, the same move on"
-    " any server; 'ismcts' alone is 'ismcts-200ms')")
+    " any server unless it would take over 5 s, where it stops; 'ismcts' alone is"
+    " 'ismcts-200ms')")
 BOT_LEVEL = r"^(random|greedy|ismcts(-[0-9]{1,6}(ms|it))?)$"
 
 
