@@ -16,7 +16,8 @@ multiple of `players` games each level sits in each seat equally often.
 A game is a pure function of its seed (32 hex digits, from `--seed`, the game, the player
 count and the game's index, not from the levels: every pairing of a run plays the same deals)
 and its seating: the setup draws from Rng(seed, 0), the move that makes ply p from
-Rng(seed, p), and the bot of seat s choosing at ply p from games.bots.bot_rng(seed, p, s).
+Rng(seed, p), and the bot of seat s choosing at ply p from games.bots.bot_rng(seed, p, s)
+(bench/deal_luck.py plays the same deals again with the bots' draws under other keys).
 The acting seat is the lowest of `game.actors` (simultaneous choices one after another, in
 seat order, as the contract allows); a seat with one legal move plays it without asking
 its bot (it costs nothing and is not a decision). Random, greedy and iteration-budgeted
@@ -86,6 +87,7 @@ class Task:
     options: tuple[tuple[str, Any], ...] = ()
     move_limit: int = MOVE_LIMIT
     record_moves: bool = False
+    bot_key: str = ""  # other bot randomness on the same deal (bench/deal_luck.py); "" as ever
 
 
 def game_seed(base: str, game_type: str, players: int, index: int) -> str:
@@ -156,8 +158,8 @@ def _play(task: Task, record: dict[str, Any], move_ids: list[list[Any]]) -> None
         else:
             counting.worlds = 0
             started, cpu = time.perf_counter(), time.process_time()
-            move = bot_move(searched, state, seat, bot_rng(seed, ply, seat), levels[seat],
-                            clock=time.monotonic)
+            rng = bot_rng(seed + task.bot_key.encode(), ply, seat)
+            move = bot_move(searched, state, seat, rng, levels[seat], clock=time.monotonic)
             spent = round((time.perf_counter() - started) * 1000, 3)
             cpus[seat].append(round((time.process_time() - cpu) * 1000, 3))
             times[seat].append(spent)
@@ -358,11 +360,12 @@ def print_summary(summary: dict[str, Any], jobs: int) -> None:
 
 def run_pairing(pool: multiprocessing.pool.Pool | None, pairing: Pairing, games: int,
                 base_seed: str, options: dict[str, Any], move_limit: int,
-                record_moves: bool, out: IO[str] | None) -> tuple[list[dict[str, Any]], float]:
+                record_moves: bool, out: IO[str] | None, bot_key: str = ""
+                ) -> tuple[list[dict[str, Any]], float]:
     """Play the pairing's games; the records in game order, and the wall time."""
     tasks = [Task(pairing.game, pairing.players, seating(pairing.levels, pairing.players, i),
                   game_seed(base_seed, pairing.game, pairing.players, i), i,
-                  tuple(sorted(options.items())), move_limit, record_moves)
+                  tuple(sorted(options.items())), move_limit, record_moves, bot_key)
              for i in range(games)]
     started = time.perf_counter()
     results: Iterator[dict[str, Any]] = (

@@ -69,3 +69,38 @@ def test_the_world_noise_tool_splits_a_values_spread_into_its_two_parts() -> Non
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "moves (median)" in done.stdout and "best minus second best" in done.stdout
+
+
+def test_the_deal_luck_tool_plays_the_tournaments_deals_again(tmp_path: Path) -> None:
+    """Variant 0 of bench/deal_luck.py is bench/ai.py's game itself: a tournament's --out,
+    compared, wins exactly what variant 0 wins; every deal lands in one of the three groups."""
+    out = tmp_path / "greedy.jsonl"
+    common = ["--game", "trappist-one", "--games", "4", "--seed", "smoke", "--jobs", "1"]
+    tournament = subprocess.run(
+        [sys.executable, "-m", "bench.ai", *common, "--levels", "greedy,greedy", "--out", str(out)],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=180,
+    )
+    assert tournament.returncode == 0, tournament.stdout + tournament.stderr
+
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.deal_luck", *common, "--variants", "2",
+         "--compare", str(out)],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=180,
+    )
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    rates = next(line for line in lines if "by variant:" in line)
+    variant_0 = rates.split("by variant: ")[1].split(",")[0]
+    compared = next(line for line in lines if line.lstrip().startswith("greedy.jsonl"))
+    assert f"win rate {variant_0}" in compared, done.stdout
+    split = next(line for line in lines if line.lstrip().startswith("of 4 deals:"))
+    counts = [int(word) for word in split.replace(",", " ").split() if word.isdigit()][1:]
+    assert sum(counts) == 4, split
+
+    other = subprocess.run(
+        [sys.executable, "-m", "bench.deal_luck", *common[:-4], "--seed", "other", "--jobs", "1",
+         "--compare", str(out)],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=60,
+    )
+    assert other.returncode == 2 and "other deals" in other.stderr  # a usage error, not a crash
