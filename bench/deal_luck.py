@@ -26,6 +26,7 @@ import json
 import multiprocessing
 import os
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -120,6 +121,7 @@ def main(game_type: str, players: int, levels: str, games: int, variants: int, b
         pool = multiprocessing.get_context("fork").Pool(jobs, _worker_init)
     results: list[Wins] = []
     errors = 0
+    started = time.perf_counter()
     try:
         for variant in range(variants):
             key = f"/variant/{variant}" if variant else ""  # variant 0: bench/ai.py's games
@@ -131,16 +133,16 @@ def main(game_type: str, players: int, levels: str, games: int, variants: int, b
         if pool is not None:
             pool.terminate()
             pool.join()
-    report(pairing, results, errors, compare, others)
+    report(pairing, results, errors, compare, others, time.perf_counter() - started)
     if errors:
         sys.exit(1)
 
 
 def report(pairing: Pairing, results: list[Wins], errors: int, compare: tuple[Path, ...],
-           others: list[tuple[list[dict[str, Any]], int]]) -> None:
+           others: list[tuple[list[dict[str, Any]], int]], wall_s: float) -> None:
     first = pairing.levels[0]
     print(f"\n{pairing.game}, {pairing.players} players: {' vs '.join(pairing.levels)}, "
-          f"{len(results)} variants of each deal, {errors} errors")
+          f"{len(results)} variants of each deal, {errors} errors, {wall_s:.1f} s wall")
     rates = [sum(w.values()) / len(w) for w in results if w]
     print("  win rate of " + first + " by variant: " + ", ".join(f"{r:.3f}" for r in rates)
           + f" (mean {sum(rates) / len(rates):.3f})")
