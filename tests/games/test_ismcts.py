@@ -219,6 +219,38 @@ def likes_a_grab(state: State) -> list[float]:
     return [0.6, 0.4] if state["grabbed"] else [0.5, 0.5]
 
 
+class Toll(Bait):
+    """Bait with a toll: in the middle of seat 1's turn seat 0 must `bow` (its one legal
+    move) before seat 1 answers, as Res Publica's observer passes on a request it cannot
+    answer early in the opponent's turn. A playout that stopped at that forced move never
+    saw the punishment."""
+
+    id = "test-toll"
+    title = "Toll"
+
+    def actors(self, state: State) -> set[Seat]:
+        if state["phase"] in ("toll", "nap-toll"):
+            return {0}
+        return super().actors(state)
+
+    def legal_moves(self, state: State, seat: Seat) -> list[Move]:
+        if seat in self.actors(state) and state["phase"] in ("toll", "nap-toll"):
+            return [{"id": "bow", "label": "bow"}]
+        return super().legal_moves(state, seat)
+
+    def play(self, state: State, seat: Seat, move: Move, rng: Rng) -> tuple[State, list[Fact]]:
+        phase = state["phase"]
+        find_move(self.legal_moves(state, seat), move)
+        if phase in ("stretch", "nap"):
+            return {**state, "phase": "toll" if phase == "stretch" else "nap-toll"}, []
+        if phase in ("toll", "nap-toll"):
+            return {**state, "phase": "answer" if phase == "toll" else "concede"}, []
+        return super().play(state, seat, move, rng)
+
+
+TOLL = Toll()
+
+
 # -- High Card (tests/games/toy_game.py) -------------------------------------------------------
 
 
@@ -324,6 +356,16 @@ def test_the_greedy_playout_sees_past_one_move() -> None:
                           playout=playout)
             waits[name] += move["id"] == "wait"
     assert waits == {"with": 8, "without": 0}
+
+
+def test_the_greedy_playout_plays_through_the_observers_forced_moves() -> None:
+    """The observer's one legal move inside the opponent's turn is no choice: the playout
+    plays it and goes on to the punishment, so the search still waits."""
+    state = TOLL.setup(2, {}, Rng(b"toll", 0))
+    assert greedy(TOLL, state, 0, Rng(b"toll", 0), likes_a_grab)["id"] == "grab"
+    for k in range(8):
+        move = choose(TOLL, state, 0, Rng(b"toll", k), Budget(iterations=40), likes_a_grab)
+        assert move["id"] == "wait", k
 
 
 def test_a_random_leaf_move_counts_for_the_leaf_alone() -> None:
