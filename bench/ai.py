@@ -43,6 +43,7 @@ seating make, and compares the outcome with the record.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
@@ -494,6 +495,22 @@ def _worker_init() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+@contextlib.contextmanager
+def game_pool(jobs: int) -> Iterator[multiprocessing.pool.Pool | None]:
+    """Processes to play games in for `run_pairing` (None for one job: played in this
+    process); stopped on the way out, whatever happened."""
+    if jobs == 1:
+        yield None
+        return
+    context = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
+    pool = context.Pool(jobs, _worker_init)
+    try:
+        yield pool
+    finally:
+        pool.terminate()
+        pool.join()
+
+
 @click.command()
 @click.option("--game", "game_type", default="all", show_default=True,
               help="A game id, or all.")
@@ -569,24 +586,14 @@ def main(game_type: str, players: str, level_lists: tuple[str, ...], games: int,
     info = machine()
     print_machine(info)
     summaries = []
-    pool = None
-    if jobs > 1:
-        context = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
-        pool = context.Pool(jobs, _worker_init)
-    out_file = out.open("w") if out is not None else None
-    try:
+    with game_pool(jobs) as pool, contextlib.ExitStack() as files:
+        out_file = files.enter_context(out.open("w")) if out is not None else None
         for pairing, table in pairings:
             records, wall = run_pairing(pool, pairing, games, base_seed, table, move_limit,
                                         record_moves, out_file)
             summary = summarize(pairing, records, wall)
             summaries.append(summary)
             print_summary(summary, jobs)
-    finally:
-        if out_file is not None:
-            out_file.close()
-        if pool is not None:
-            pool.terminate()
-            pool.join()
     if json_path is not None:
         json_path.write_text(json.dumps({"machine": info, "jobs": jobs, "games": games,
                                          "seed": base_seed, "pairings": summaries}, indent=2))

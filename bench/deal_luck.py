@@ -23,7 +23,6 @@ never wins, or more of the contested ones.
 from __future__ import annotations
 
 import json
-import multiprocessing
 import os
 import sys
 import time
@@ -36,7 +35,7 @@ import click
 from bench.ai import (
     MOVE_LIMIT,
     Pairing,
-    _worker_init,
+    game_pool,
     game_seed,
     parse_levels,
     run_pairing,
@@ -116,23 +115,16 @@ def main(game_type: str, players: int, levels: str, games: int, variants: int, b
                                      f"players, --seed {base_seed}", param_hint="--compare")
     print_machine(machine())
     table = table_options(game_type, {})
-    pool = None
-    if jobs > 1:
-        pool = multiprocessing.get_context("fork").Pool(jobs, _worker_init)
     results: list[Wins] = []
     errors = 0
     started = time.perf_counter()
-    try:
+    with game_pool(jobs) as pool:
         for variant in range(variants):
             key = f"/variant/{variant}" if variant else ""  # variant 0: bench/ai.py's games
             records, _ = run_pairing(pool, pairing, games, base_seed, table, MOVE_LIMIT,
                                      False, None, bot_key=key)
             errors += sum(1 for r in records if r.get("error") is not None)
             results.append(first_level_wins(records, players))
-    finally:
-        if pool is not None:
-            pool.terminate()
-            pool.join()
     report(pairing, results, errors, compare, others, time.perf_counter() - started)
     if errors:
         sys.exit(1)
