@@ -29,6 +29,7 @@ def test_writes_survive_a_stop_and_restart(tmp_path: Path) -> None:
         client.close()
 
 
+@pytest.mark.xdist_group("embedded-redis-default-port")  # as tests/ops/test_run.py
 def test_picks_another_port_when_asked_for_none(tmp_path: Path) -> None:
     server = EmbeddedRedis(tmp_path)
     server.start()

@@ -13,11 +13,17 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from cli.embedded_redis import free_port, port_is_free
 
 MEEPLE = Path(sys.executable).parent / "meeple"
 STARTUP_SECONDS = 60  # gunicorn imports the whole app; CI machines are small
 STOP_SECONDS = 15
+
+# Each `meeple run` here takes the embedded Redis's default port: one xdist worker runs them
+# all, one after another, so that none takes the port while another's Redis is restarting.
+pytestmark = pytest.mark.xdist_group("embedded-redis-default-port")
 
 
 def healthz_ok(port: int) -> bool:
