@@ -124,7 +124,8 @@ class BlockingReads:
             channel = self._channels.get(game_id)
             if channel is None:
                 channel = self._channels[game_id] = Channel(self, game_id)
-            channel.users += 1
+            else:
+                channel.users += 1
         try:
             yield channel
         finally:
@@ -147,7 +148,9 @@ class Channel:
 
     def __init__(self, reads: BlockingReads, game_id: str) -> None:
         self.game_id = game_id
-        self.users = 0
+        # The stream that opens it, counted before its reader starts: a reader that finds
+        # no stream stops, and would leave the streams to come waiting on nothing.
+        self.users = 1
         self.position: int | None = None  # the last version read; None until it has begun
         self._reads = reads
         self._recent: deque[Envelope] = deque(maxlen=CHANNEL_BUFFER)
