@@ -35,7 +35,7 @@ class TrappistOne(PhasedGame):
     def setup(self, players: int, options: dict[str, Any], rng: Rng) -> State:
         self.check_players(players)
         loaded = dict(self.options().load(options)) if options else {}
-        return rules.setup(players, loaded, rng)
+        return rules.setup(players, loaded, rng, self.rules_version)
 
     def turn(self, state: State, seat: Seat) -> int:
         # The last seat to make the starting choice (turn 0) may be the starting player, who
@@ -47,5 +47,5 @@ class TrappistOne(PhasedGame):
 
 
 # Oldest first; a game keeps the rules it was created with (games.registry).
-VERSIONS: tuple[TrappistOne, ...] = (TrappistOne("1"),)
+VERSIONS: tuple[TrappistOne, ...] = (TrappistOne("1"), TrappistOne("2"))
 GAME = VERSIONS[-1]

@@ -27,6 +27,17 @@ SETUP: dict[str, Any] = DATA["setup"]
 PER_PLANET: int = int(SETUP["factories_per_planet"])
 
 
+def rules_of(state: State) -> int:
+    """The rules version a state is played under (README "Rules versions"): version 1 states
+    carry no "rules" key."""
+    return int(state.get("rules", 1))
+
+
+def hides_hands_on_hiring(state: State) -> bool:
+    """Version 2: hiring a worker shows nobody whether the buyer holds a card of its clan."""
+    return rules_of(state) >= 2
+
+
 def who(seat: int) -> str:
     return f"Player {seat + 1}"
 

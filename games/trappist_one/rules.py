@@ -49,6 +49,7 @@ from games.trappist_one.board import (
     factories_of,
     hand_limit,
     hand_size,
+    hides_hands_on_hiring,
     new_player,
     placeable_planets,
     refills_at_once,
@@ -79,8 +80,10 @@ def copy_state(state: State) -> State:
 # --- setup -------------------------------------------------------------------------------
 
 
-def setup(players: int, options: dict[str, Any], rng: Rng) -> State:
-    """Setup steps 3-9 of the rulebook; step 10 is the `choose` phase."""
+def setup(players: int, options: dict[str, Any], rng: Rng, rules_version: str = "1") -> State:
+    """Setup steps 3-9 of the rulebook; step 10 is the `choose` phase. Version 1's state is
+    exactly what it always was (no "rules" key), so its golden records re-enact hash for hash;
+    a later version writes its number (README "Rules versions")."""
     n = str(players)
     sets = ["base", "exodite"] if options.get("exodite") else ["base"]
     investment = [c for c, spec in INVESTMENT.items() if spec["set"] in sets]
@@ -96,7 +99,7 @@ def setup(players: int, options: dict[str, Any], rng: Rng) -> State:
         for _ in range(SETUP["start_hand"][seat]):
             player["hand"][factories.pop()] += 1
     market = [deck.pop() for _ in range(SETUP["market"])]
-    return {
+    state: State = {
         "players": players,
         "options": {
             "expert_scoring": bool(options.get("expert_scoring", False)),
@@ -122,6 +125,9 @@ def setup(players: int, options: dict[str, Any], rng: Rng) -> State:
         "reaction": None,  # reactions out of turn waiting for their owners
         "ending": None,  # the end trigger, once one fired
     }
+    if rules_version != "1":
+        state["rules"] = int(rules_version)
+    return state
 
 
 # --- the starting choice: every seat at once, in secret ----------------------------------
@@ -368,12 +374,23 @@ def play_buying(state: State, seat: int, move: Move, rng: Rng) -> list[Fact]:
     else:
         player["scrapyard"].append(card)
         clan = INVESTMENT[card]["clan"]
-        if _play_targets(player, [clan]):
+        if _may_play_for_worker(state, player, clan):
             state["placing"] = {"resources": [clan], "back": "buying", "by": card}
             state["phase"] = "place"
     if refills_at_once(player):
         facts += refill_market(state)
     return facts
+
+
+def _may_play_for_worker(state: State, player: dict[str, Any], clan: str) -> bool:
+    """Whether a hired worker opens the `place` step. Version 1 opened it only for a buyer
+    holding a card of the worker's clan, which showed every other seat whether it did (the
+    hand is secret: "Any card in your hands during the game will be kept in secret to other
+    players"). Version 2 opens it whenever a planet could take a factory, which everyone
+    sees; a buyer without a matching card can then only skip."""
+    if hides_hands_on_hiring(state):
+        return bool(placeable_planets(player))
+    return bool(_play_targets(player, [clan]))
 
 
 def _pay_for(state: State, seat: int, slot: int) -> Fact:

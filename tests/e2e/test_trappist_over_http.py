@@ -114,7 +114,7 @@ def test_four_seats_two_bots_two_people_over_http_then_meeple_verify_finds_it_va
     done = meeple_verify(record_file, "--keys", keys_file)
     assert done.returncode == 0, done.stdout + done.stderr
     first = done.stdout.splitlines()[0]
-    assert first == f"VALID: game {game_id} ({TRAPPIST}, rules_version 1)", done.stdout
+    assert first == f"VALID: game {game_id} ({TRAPPIST}, rules_version 2)", done.stdout
     assert "(trusted)" in done.stdout
     report = meeple_verify(record_file, "--keys", keys_file, "--json")
     assert report.returncode == 0, report.stdout + report.stderr

@@ -16,6 +16,7 @@ import pytest
 from marshmallow import ValidationError
 
 from games.contract import Fact, IllegalMove
+from games.registry import get_game
 from games.rng import Rng
 from games.trappist_one import GAME
 from games.trappist_one.board import (
@@ -52,8 +53,11 @@ def ids(state: State, seat: int) -> list[str]:
 
 def started(players: int = 4, seed: int = 0, **options: Any) -> State:
     """Everyone picks the first listed choice: the game is at seat 0's benefit phase."""
-    state = new_game(players, seed, **options)
-    for seat in range(players):
+    return started_from(new_game(players, seed, **options))
+
+
+def started_from(state: State) -> State:
+    for seat in range(state["players"]):
         state, _ = play(state, seat, ids(state, seat)[0])
     return state
 
@@ -546,14 +550,55 @@ def test_a_third_factory_played_by_a_worker_controls_but_pays_nothing() -> None:
 
 def test_worker_without_matching_card_is_still_hired() -> None:
     """"If you do not have a matching mega-factory card in your hand you can still hire the
-    worker, but his effect will be lost." """
+    worker, but his effect will be lost." Under rules version 2 the buyer is asked as if it
+    might hold one, and can only skip (the next test says why)."""
     state = to_phase(started(), "buying")
     card = market_card(state, 0, "worker")
     other = next(r for r in RESOURCES if r != INVESTMENT[card]["clan"])
     set_hand(state, 0, **{other: 2})
     state["seats"][0]["stargold"] = 10
     after, _ = play(state, 0, "buy:0")
-    assert after["phase"] == "buying" and card in after["seats"][0]["scrapyard"]
+    assert card in after["seats"][0]["scrapyard"]
+    assert after["phase"] == "place" and ids(after, 0) == ["skip"]
+    back, facts = play(after, 0, "skip")
+    assert back["phase"] == "buying" and back["seats"][0]["hand"][other] == 2 and facts == []
+
+
+def _hire_worker(state: State, matching: bool) -> tuple[State, list[Fact]]:
+    """Seat 0 hires a worker holding two cards: one of the worker's clan, or none."""
+    state = to_phase(state, "buying")
+    card = market_card(state, 0, "worker")
+    clan = INVESTMENT[card]["clan"]
+    other = next(r for r in RESOURCES if r != clan)
+    set_hand(state, 0, **({clan: 1, other: 1} if matching else {other: 2}))
+    state["seats"][0]["stargold"] = 10
+    return play(state, 0, "buy:0")
+
+
+@pytest.mark.parametrize("reader", [1, 2, 3, None])
+def test_hiring_a_worker_shows_nobody_the_buyers_hand(reader: int | None) -> None:
+    """"Any card in your hands during the game will be kept in secret to other players."
+    (setup, step 9). Rules version 2: whether the buyer holds a card of the worker's clan
+    changes nothing another seat or a spectator sees (version 1 moved on to `place` only
+    when it did, which told everyone)."""
+    (holds, holds_facts), (lacks, lacks_facts) = (
+        _hire_worker(started(), matching) for matching in (True, False))
+    assert GAME.view(holds, reader) == GAME.view(lacks, reader)
+    assert conf.visible_facts(holds_facts, reader) == conf.visible_facts(lacks_facts, reader)
+    assert holds["phase"] == lacks["phase"] == "place"
+
+
+def test_rules_version_1_still_skips_the_step_without_a_matching_card() -> None:
+    """History stays true: a version 1 game goes on as it was played, straight back to
+    buying when the buyer holds no card of the worker's clan."""
+    first = get_game("trappist-one", "1")
+    assert GAME.rules_version == "2" and first.rules_version == "1"
+    old = first.setup(4, {}, Rng(b"seed-0", 0))
+    assert "rules" not in old
+    old = started_from(old)
+    lacks, _ = _hire_worker(old, matching=False)
+    holds, _ = _hire_worker(started_from(first.setup(4, {}, Rng(b"seed-0", 0))), matching=True)
+    assert lacks["phase"] == "buying" and holds["phase"] == "place"
 
 
 # --- 3A. construction ----------------------------------------------------------------------
