@@ -212,9 +212,11 @@ def _deal_commodities(state: State, seat: int, rng: Rng) -> None:
     nobody else acts until it has shipped (README decision 19). So the loader's hand is the
     one hidden thing this keeps: for its own seat (which is the only one to act, so the only
     one a bot or `games.information` determinizes for) it is no secret, but a determinization
-    for another seat while loading still depends on it."""
+    for another seat while loading still depends on it. Once the game is over every hand is
+    public (`view`): only the deck's order is dealt anew."""
     loader = state["active"] if state["phase"] == "load" else None
-    others = [p for s, p in enumerate(state["seats"]) if s not in (seat, loader)]
+    over = state["phase"] == "over"  # every hand is shown then
+    others = [] if over else [p for s, p in enumerate(state["seats"]) if s not in (seat, loader)]
     pool = list(state["deck"])
     unknown = []
     for p in others:
