@@ -12,6 +12,7 @@ never used, so results do not depend on the Python version.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import struct
@@ -67,6 +68,24 @@ SEATS_DEALING = b"meeple/seats/v1"
 # A seat's contribution (games that deal by seats): what a client may send when it joins,
 # and the form of what the server makes when it sends none.
 SEAT_SEED = r"^[A-Za-z0-9_-]{1,64}$"
+
+
+SERVER_MADE_SEAT_SEED = b"meeple/seat-seed/v1/"
+
+
+def server_made_seat_seed(server_seed: bytes, seat: int) -> str:
+    """The seed of a seat that brings none (a bot's, a player's who sends none):
+
+        base64url(HMAC-SHA256(key=server_seed, b"meeple/seat-seed/v1/" + decimal seat)),
+        unpadded (43 characters)
+
+    It follows from the server's seed, to which GameCreated committed before anybody joined,
+    so the server cannot choose it after seeing the seeds the other seats brought. Once the
+    seed is revealed anyone can tell such a seat's seed apart (`meeple verify` lists them): a
+    player who sent none can check that hers is this one."""
+    digest = hmac.new(server_seed, SERVER_MADE_SEAT_SEED + str(seat).encode(),
+                      hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
 
 def seats_key(server_seed: bytes, contributions: Sequence[str]) -> bytes:

@@ -2,8 +2,10 @@
 
 The standard parser accepts what would later cost us a 500 or the host's memory: nesting
 deep enough to exhaust the stack, integers of thousands of digits (Python refuses to turn
-them into text later), NaN and Infinity (not JSON), and lone UTF-16 surrogates ("\\ud800"),
-which no UTF-8 store can hold. Each is refused here, at parse time, as a 400.
+them into text later), NaN and Infinity (not JSON), lone UTF-16 surrogates ("\\ud800"),
+which no UTF-8 store can hold, and an object naming a key twice (which of the two counts
+depends on the reader: a record holding one is not valid, docs/records.md). Each is refused
+here, at parse time, as a 400.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from typing import Any
 
 from flask import Flask
 from flask.json.provider import DefaultJSONProvider
+
+from events.records.reading import DuplicateKey, unique_keys
 
 MAX_DEPTH = 32  # a record, the deepest body we take, nests about 8 levels
 MAX_INT_DIGITS = 20  # 2**64 has 20 digits; no count, seat or version of ours comes close
@@ -26,7 +30,10 @@ class UnacceptableJson(ValueError):
 def loads(data: str | bytes) -> Any:
     try:
         text = data.decode("utf-8") if isinstance(data, bytes | bytearray) else data
-        value = json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_constant)
+        value = json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_constant,
+                           object_pairs_hook=unique_keys)
+    except DuplicateKey as err:
+        raise UnacceptableJson(str(err)) from None
     except RecursionError:
         raise UnacceptableJson(f"JSON nested deeper than {MAX_DEPTH} levels") from None
     except UnicodeDecodeError as err:

@@ -198,9 +198,12 @@ class LeaderboardOut(Strict):
 SEED_DESCRIPTION = (
     "Your seat's contribution to the game's randomness: 1 to 64 letters, digits, '-' or '_',"
     " written into the log (SeatTaken). The deal derives from the server's seed, committed"
-    " before anyone joined, and every seat's contribution, so nobody chooses it, not even the"
-    " server (docs/records.md). Without one the server makes one for you; send your own to"
-    " need no trust in that.")
+    " before anyone joined, and every seat's contribution (docs/records.md, section 5)."
+    " Without one, your seat's seed is made from the server's committed seed, as a bot's"
+    " is, and `meeple verify` shows it was at the end. To need no trust in the server at"
+    " all, send your own when you join a table whose commitment you have seen: a seed sent"
+    " with the request that creates the table reaches the server before it commits (create"
+    " with `join: false`, then join).")
 
 
 BOT_LEVEL_DESCRIPTION = (

@@ -15,15 +15,18 @@ from pathlib import Path
 from typing import Any
 
 from events.records.keys import trusted_keys
+from events.records.reading import RECORD_MAX_BYTES, parse_record
 from events.records.verify import Report, TrustedKeys, unreadable, verify_record
 
 
-def read_json(path: Path) -> Any:
-    """ValueError (with the reason) when the file is not JSON."""
-    try:
-        return json.loads(path.read_bytes())
-    except (ValueError, RecursionError) as error:
-        raise ValueError(str(error)) from None
+def read_json(path: Path, max_bytes: int = RECORD_MAX_BYTES) -> Any:
+    """ValueError (with the reason) when the file is not JSON a record may be: too large
+    (the server's bounds, events.records.reading), or a key twice in one object."""
+    size = path.stat().st_size
+    if size > max_bytes:  # before reading it: a hostile file costs nothing
+        raise ValueError(f"{size:,} bytes, more than a record may hold ({max_bytes:,}; "
+                         "see --max-bytes)")
+    return parse_record(path.read_bytes(), max_bytes)
 
 
 def load_trusted_keys(path: Path | None, parser: argparse.ArgumentParser) -> TrustedKeys | None:
@@ -69,6 +72,12 @@ def _checked_text(checked: dict[str, Any]) -> str:
             parts.append(f"{checked[key]} {label}")
     if checked.get("seed_commitment"):
         parts.append("seed matches its commitment")
+    seats = checked.get("seat_seeds")
+    if isinstance(seats, dict):
+        parts += [f"{label}: {', '.join(map(str, seats[key]))}" for key, label in
+                  (("made_by_server", "seat seeds made from the server's seed (sent none)"),
+                   ("brought", "seat seeds brought by the seats"))
+                  if seats.get(key)]
     for kind, text in (checked.get("not_rederived") or {}).items():
         parts.append(f"{kind}: {text}")
     return "; ".join(parts)
@@ -94,7 +103,20 @@ def parser() -> argparse.ArgumentParser:
                            "record must then be signed by one of them.")
     made.add_argument("--json", dest="as_json", action="store_true",
                       help="Print the report as JSON.")
+    made.add_argument("--max-bytes", type=positive, default=RECORD_MAX_BYTES, metavar="N",
+                      help="Refuse a record file larger than this (default: "
+                           f"{RECORD_MAX_BYTES:,}, what the server takes).")
     return made
+
+
+def positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text}: not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text}: must be at least 1")
+    return value
 
 
 def run(argv: list[str]) -> int:
@@ -104,7 +126,7 @@ def run(argv: list[str]) -> int:
     keys = load_trusted_keys(options.keys_file, arguments)
     record: Any = None
     try:
-        record = read_json(options.record_file)
+        record = read_json(options.record_file, options.max_bytes)
         report = verify_record(record, keys)
     except ValueError as error:
         report = unreadable(str(error))

@@ -169,7 +169,8 @@ class Meeple:
         """Open a table. With an idempotency key the game id is derived from it, so a
         retried request finds the game the first one made instead of making another.
         `deadline`: {"hours", "on_expiry"} (events.domain.deadlines), or None for no time limit.
-        `seat_seed`: the creator's contribution to the randomness (made here if None).
+        `seat_seed`: the creator's contribution to the randomness (made from the server's
+        seed if None, as for bots: games.rng.server_made_seat_seed).
         `public`: anyone may watch it (a private table shows itself to its seats only).
         `bots`: the seats bots play, each a seat number (a random bot) or {"seat", "level"}
         (games.bots)."""
@@ -188,11 +189,12 @@ class Meeple:
             game_id = hashlib.sha256(f"{player.id}/{idempotency_key}".encode()).hexdigest()[:16]
             if self.store.exists(game_id):
                 return self._same_creation(game_id, request)
-        joins: list[tuple[Player, int | None, bool, str]] = [
-            (bot_player(s, level.id), s, True, new_seat_seed()) for s, level in levels.items()]
+        # A seat that brings no seed gets one made from the server's seed (decide_join).
+        joins: list[tuple[Player, int | None, bool, str | None]] = [
+            (bot_player(s, level.id), s, True, None) for s, level in levels.items()]
         self._check_open_quota(player, seats, len(levels) + int(join))
         if join:
-            joins.append((player, None, False, seat_seed or new_seat_seed()))
+            joins.append((player, None, False, seat_seed))
         seed = self._new_seed()
         events = _creation(game, game_id, seats, clean_options, rule, joins, seed,
                            public)  # may refuse
@@ -272,7 +274,8 @@ class Meeple:
         seat_seed: str | None = None,
     ) -> Table:
         """Take a seat. A retried request with the same key does not take a second one.
-        `seat_seed`: the seat's contribution to the randomness (made here if None)."""
+        `seat_seed`: the seat's contribution to the randomness (made from the server's
+        committed seed if None: games.rng.server_made_seat_seed)."""
         key, request_hash, earlier = self._earlier(game_id, player, idempotency_key,
                                                    {"join": seat, "seed": seat_seed})
         return self._once(game_id, key, request_hash, earlier,
@@ -284,9 +287,9 @@ class Meeple:
               key: str | None, request_hash: str) -> Table:
         for attempt in range(_RETRIES):
             table = self.load(game_id)
-            if seat_seed is None and table.dealing == "seats":
-                seat_seed = new_seat_seed()
-            events = decide_join(table, player.id, player.name, seat, seed=seat_seed)
+            server_seed = self._seed(game_id) if table.dealing == "seats" else None
+            events = decide_join(table, player.id, player.name, seat, seed=seat_seed,
+                                 server_seed=server_seed)
             try:
                 result = self.store.append(game_id, table.version, events, idempotency_key=key,
                                            request_hash=request_hash)
@@ -711,11 +714,6 @@ def message_problem(clean: str) -> str | None:
     return None
 
 
-def new_seat_seed() -> str:
-    """A seat's contribution to the randomness when its client sends none (SEAT_SEED)."""
-    return secrets.token_urlsafe(24)
-
-
 def _bot_levels(bots: Sequence[int | dict[str, Any]], seats: int) -> dict[int, Level]:
     """Each bot seat's level, by seat: a bare seat number is a random bot (as before levels
     existed). InvalidOptions for a seat out of range, named twice, or an unknown level."""
@@ -735,7 +733,8 @@ def _bot_levels(bots: Sequence[int | dict[str, Any]], seats: int) -> dict[int, L
 
 
 def _creation(game: Game, game_id: str, seats: int, options: dict[str, Any],
-              rule: dict[str, Any] | None, joins: list[tuple[Player, int | None, bool, str]],
+              rule: dict[str, Any] | None,
+              joins: list[tuple[Player, int | None, bool, str | None]],
               seed: bytes, public: bool = True) -> list[NewEvent]:
     """GameCreated and the seats taken with it (bots, the creator), decided in order. Every
     game made now deals by seats: its randomness derives from the server's seed and each
@@ -745,7 +744,8 @@ def _creation(game: Game, game_id: str, seats: int, options: dict[str, Any],
     table = evolve(Table.empty(game_id), _draft(created, 1), seed)
     events = [created]
     for who, seat, is_bot, seat_seed in joins:
-        for event in decide_join(table, who.id, who.name, seat, bot=is_bot, seed=seat_seed):
+        for event in decide_join(table, who.id, who.name, seat, bot=is_bot, seed=seat_seed,
+                                 server_seed=seed):
             events.append(event)
             table = evolve(table, _draft(event, len(events)), seed)
     return events

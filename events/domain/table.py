@@ -42,7 +42,7 @@ from games.bots import GREEDY, RANDOM, Clock, Level, bot_move, bot_rng, level_of
 from games.contract import Game, IllegalMove, Move, State, find_move
 from games.information import ends_batch
 from games.registry import RULES, UnknownRulesVersion, get_game
-from games.rng import SEAT_SEED, Rng, seats_key
+from games.rng import SEAT_SEED, Rng, seats_key, server_made_seat_seed
 
 
 class Status(str, Enum):
@@ -294,10 +294,12 @@ def decide_create(
 
 def decide_join(
     table: Table, player_id: str, name: str, seat: int | None, bot: bool = False,
-    seed: str | None = None,
+    seed: str | None = None, server_seed: bytes | None = None,
 ) -> list[NewEvent]:
     """SeatTaken, and GameStarted when that fills the table. `seed`: the seat's contribution
-    to the randomness (SEAT_SEED), which a game that deals by seats needs and others refuse."""
+    to the randomness (SEAT_SEED), which a game that deals by seats needs and others refuse;
+    without one, the seat's seed is made from the server's committed `server_seed`
+    (games.rng.server_made_seat_seed)."""
     if table.status is not Status.OPEN:
         raise GameFull("the game has already started")
     free = table.free_seats()
@@ -311,6 +313,8 @@ def decide_join(
         raise SeatTaken(f"there is no seat {seat}; seats are 0 to {table.seat_count - 1}")
     data: dict[str, Any] = {"seat": seat, "player_id": player_id, "name": name, "bot": bot}
     if table.dealing == "seats":
+        if seed is None and server_seed is not None:
+            seed = server_made_seat_seed(server_seed, seat)
         if seed is None:
             raise ValueError("a seat at a game that deals by seats brings a seed")
         if not re.fullmatch(SEAT_SEED, seed):

@@ -18,6 +18,7 @@ from events.domain.table import Status, Table, evolve
 from events.exceptions import RecordInvalid, Unauthorized
 from events.records.finished import finished_record, keep_imported
 from events.records.keys import Keyring, trusted_keys
+from events.records.reading import RECORD_MAX_BYTES, RECORD_MAX_CONTAINERS
 from events.records.record import build_record, sign_record
 from events.records.verify import Problem, Report, verify_record
 from events.records.verify.header import later_than
@@ -30,12 +31,9 @@ from service.schemas import GameOut, KeysOut, RecordDoc, VerifyReport
 blp = Blueprint("records", __name__, description="Game records, their verification and import")
 
 # A record holds every event of a game: far more than a move request (service
-# MAX_CONTENT_LENGTH), but its cost is bounded: in bytes (smaller for a caller without a
-# key), and in JSON objects and arrays, which cost memory out of proportion to their bytes
-# ("{}" is 2 bytes, a parsed dict some 60). A long real game is well under both.
-RECORD_MAX_BYTES = 4 * 1024 * 1024
+# MAX_CONTENT_LENGTH), but its cost is bounded (events.records.reading), in bytes smaller
+# still for a caller without a key.
 ANONYMOUS_RECORD_MAX_BYTES = 1024 * 1024
-RECORD_MAX_CONTAINERS = 200_000
 GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 # An imported game may not happen in this server's future, but for this much clock skew (the
 # verifier's own window, which must not depend on the day, ends in 2100).
@@ -69,8 +67,7 @@ def posted_record() -> dict[str, Any]:
     if not request.is_json:
         raise BadRequest("send the record as a JSON object (Content-Type: application/json)")
     data = request.get_data(cache=True)
-    containers = data.count(b"{") + data.count(b"[")  # an upper bound: strings count too
-    if containers > RECORD_MAX_CONTAINERS:
+    if data.count(b"{") + data.count(b"[") > RECORD_MAX_CONTAINERS:  # strings count too
         raise RequestEntityTooLarge(f"a record holds at most {RECORD_MAX_CONTAINERS} JSON "
                                     "objects and arrays")
     try:

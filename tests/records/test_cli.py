@@ -68,6 +68,46 @@ def test_verify_of_a_junk_record_lists_the_first_problems_and_counts_the_rest(
     assert "more problem(s), not listed (the verifier stopped there" in result.output
 
 
+def test_verify_refuses_a_key_given_twice(tmp_path: Path) -> None:
+    """docs/records.md, section 3: "A record whose text holds two members with the same key
+    is not a valid record: Python's reader keeps the last one, another reader may keep the
+    first." A genuine signed record with a second `total` put before a seat's real one: a
+    reader keeping the first would see another score."""
+    text = json.dumps(finished_record("res-publica-2230ad"))
+    forged = text.replace('"total": ', '"total": 99, "total": ', 1)
+    path = tmp_path / "record.json"
+    path.write_text(forged)
+
+    result = run("verify", str(path))
+
+    assert result.exit_code == 1, result.output
+    assert result.output.startswith("INVALID:")
+    assert "the key 'total' appears twice in one object" in result.output
+
+
+def test_verify_refuses_a_file_larger_than_a_record_before_reading_it(tmp_path: Path) -> None:
+    path = write(tmp_path, finished_record("trappist-one"))
+    size = path.stat().st_size
+
+    small = run("verify", "--max-bytes", str(size - 1), str(path))
+    default = run("verify", str(path))
+
+    assert small.exit_code == 1 and small.output.startswith("INVALID:")
+    assert f"{size:,} bytes, more than a record may hold ({size - 1:,}; see --max-bytes)" \
+        in small.output
+    assert default.exit_code == 0, default.output
+
+
+def test_verify_refuses_more_objects_than_a_record_holds(tmp_path: Path) -> None:
+    path = tmp_path / "record.json"
+    path.write_text("[" + "{}," * 200_000 + "{}]")
+
+    result = run("verify", str(path))
+
+    assert result.exit_code == 1
+    assert "more than 200,000 JSON objects and arrays" in result.output
+
+
 def test_verify_json_prints_the_report(tmp_path: Path) -> None:
     record = finished_record("asking-for-trobils")
     record["seed"] = record["seed"][:-1] + ("0" if record["seed"][-1] != "0" else "1")

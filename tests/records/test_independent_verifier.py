@@ -205,6 +205,12 @@ REEXECUTION_ONLY: dict[str, str] = {
     "forged_swap": "two moves in another order, renumbered and re-chained",
     "forged_drop": "a move left out, renumbered and re-chained",
     "forged_author": "a move credited to someone who holds no seat",
+    "forged_resignation_after_the_end": "a resignation between the last move and GameEnded, "
+                                        "which would rank the winner last",
+    "forged_talk_after_the_end": "table talk between the last move and GameEnded",
+    "forged_moves_after_resigning": "a resigned seat's moves written by its player, not by "
+                                    "the bot that plays it to the end",
+    "forged_talk_under_another_name": "table talk written by another seat's player",
 }
 
 

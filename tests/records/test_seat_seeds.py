@@ -10,16 +10,18 @@ import hashlib
 import re
 from typing import Any
 
-from events.application.offline import OfflineLog, fixed_clock
-from events.domain.table import decide_create, decide_join
+from events.application.offline import OfflineLog, fixed_clock, play_random_move
+from events.domain.table import Status, decide_create, decide_join
+from events.records.record import build_record
 from events.records.verify import verify_record
 from games.registry import get_game
-from games.rng import SEAT_SEED, Rng, seats_key
+from games.rng import SEAT_SEED, Rng, seats_key, server_made_seat_seed
 from tests.records.helpers import (
     attacker_key,
     event_index,
     finished_record,
     forge,
+    sign,
 )
 from tests.records.test_golden import RECORDS, load
 
@@ -100,3 +102,37 @@ def test_old_records_keep_the_server_seed_alone_and_verify() -> None:
         record = load(path)
         assert "dealing" not in record["events"][0]["data"]
         assert all("seed" not in e["data"] for e in record["events"] if e["type"] == "SeatTaken")
+
+
+def test_the_verifier_tells_seeds_the_server_made_from_seeds_the_seats_brought() -> None:
+    """A seat that sends no seed gets one made from the server's committed seed
+    (games.rng.server_made_seat_seed). Once the seed is revealed, `meeple verify` lists which
+    seats' seeds those are: a player who sent none checks that hers is among them (a server
+    that picked it after seeing the others' would show it among the brought ones)."""
+    log = OfflineLog("seeded", SEED, fixed_clock())
+    log.append([decide_create(get_game(RP), 3, {}, hashlib.sha256(SEED).hexdigest(),
+                              game_id="seeded", dealing="seats")])
+    for seat, brought in enumerate(["alice-1", None, None]):
+        log.append(decide_join(log.table, f"p_{seat}", f"player {seat}", seat, seed=brought,
+                               server_seed=SEED))
+    assert log.envelopes[2]["data"]["seed"] == server_made_seat_seed(SEED, 1)
+    rng = Rng(b"tests: moves", 0)
+    while log.table.status is not Status.ENDED:
+        play_random_move(log, rng)
+    record = sign(build_record(log.table, log.envelopes, SEED, []))
+
+    report = verify_record(record)
+    assert report.ok, [p.describe() for p in report.problems]
+    assert report.checked["seat_seeds"] == {"made_by_server": [1, 2], "brought": [0]}
+
+    # A server that chose seat 2's seed instead (and dealt with it) is caught by its player.
+    k = event_index(record, "SeatTaken", 2)
+    record["events"][k]["data"]["seed"] = "chosen-by-the-server"
+    assert verify_record(forge(record)).checked["seat_seeds"] == \
+        {"made_by_server": [1], "brought": [0, 2]}
+
+
+def test_server_made_seeds_are_fixed_per_seat_and_server_seed() -> None:
+    seeds = {server_made_seat_seed(s, seat) for s in (SEED, SEED + b"x") for seat in range(5)}
+    assert len(seeds) == 10 and all(re.fullmatch(SEAT_SEED, seed) for seed in seeds)
+    assert server_made_seat_seed(SEED, 0) == server_made_seat_seed(SEED, 0)

@@ -248,6 +248,54 @@ def forged_author(record: Record) -> tuple[Record, str, str | None]:
     return forge(record), path, path
 
 
+def _insert(record: Record, k: int, kind: str, data: dict[str, Any], by: str) -> None:
+    """An event put in before events[k], at its time (reseal makes the chain whole)."""
+    at = record["events"][k]["at"]
+    record["events"].insert(k, {"v": 0, "type": kind, "at": at, "by": by, "data": data,
+                                "prev": "", "hash": ""})
+
+
+def _player(record: Record, seat: int) -> str:
+    return str(record["game"]["seats"][seat]["player_id"])
+
+
+def forged_resignation_after_the_end(record: Record) -> tuple[Record, str, str | None]:
+    """The winner resigns after the last move, which would rank it last: but the server
+    appends GameEnded with the move that ends the game, so nothing comes in between."""
+    k = event_index(record, "GameEnded")
+    winner = record["scores"]["ranking"][0]
+    _insert(record, k, "PlayerResigned", {"seat": winner}, _player(record, winner))
+    path = f"events[{k}].type"
+    return forge(record), path, path
+
+
+def forged_talk_after_the_end(record: Record) -> tuple[Record, str, str | None]:
+    k = event_index(record, "GameEnded")
+    _insert(record, k, "MessagePosted", {"seat": 0, "text": "gg"}, _player(record, 0))
+    path = f"events[{k}].type"
+    return forge(record), path, path
+
+
+def forged_moves_after_resigning(record: Record) -> tuple[Record, str, str | None]:
+    """Seat 1 resigns mid-game and goes on playing its seat itself: a resigned seat is
+    played by the bot to the end (its moves are the system's)."""
+    k = middle_move(record)
+    _insert(record, k, "PlayerResigned", {"seat": 1}, _player(record, 1))
+    later = next(i for i in range(k + 1, len(record["events"]))
+                 if record["events"][i]["type"] == "MovePlayed"
+                 and record["events"][i]["data"]["seat"] == 1)
+    path = f"events[{later}].by"
+    return forge(record), path, path
+
+
+def forged_talk_under_another_name(record: Record) -> tuple[Record, str, str | None]:
+    k = middle_move(record)
+    _insert(record, k, "MessagePosted", {"seat": 0, "text": "I resign soon"},
+            _player(record, 1))
+    path = f"events[{k}].by"
+    return forge(record), path, path
+
+
 TAMPERS: list[Tamper] = [
     at_of_an_event, by_of_an_event, type_of_an_event, move_id, card_in_a_fact, text_of_a_fact,
     seat_of_a_move, prev_of_an_event, the_seed, seed_in_seed_revealed, the_seed_commitment,
@@ -255,7 +303,8 @@ TAMPERS: list[Tamper] = [
     the_last_character_of_the_signature, the_embedded_public_key, the_key_id,
     two_events_swapped, one_event_dropped, the_last_events_dropped, another_seed,
     forged_card, forged_illegal_move, forged_score, forged_seed_and_commitment, forged_swap,
-    forged_drop, forged_author,
+    forged_drop, forged_author, forged_resignation_after_the_end, forged_talk_after_the_end,
+    forged_moves_after_resigning, forged_talk_under_another_name,
 ]
 
 

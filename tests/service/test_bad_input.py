@@ -179,6 +179,16 @@ def test_hostile_json_is_a_400_on_every_kind_of_body(alice, path):
         assert_problem(raw_post(alice, path, text), 400, "bad_request")
 
 
+@pytest.mark.parametrize("path", ["/v1/players", "/v1/records/verify", "/v1/games"])
+def test_a_key_given_twice_is_a_400_naming_it(alice, redis_client, path):
+    """Which of two values a reader keeps depends on the reader (docs/records.md, section 3:
+    such a record "is not a valid record"), so no body may hold one."""
+    response = raw_post(alice, path, '{"type": "trajan", "seats": 2, "type": "trappist-one"}')
+    assert_problem(response, 400, "bad_request")
+    assert "the key 'type' appears twice in one object" in response.get_data(as_text=True)
+    assert not redis_client.keys("meeple:g:*")
+
+
 def test_a_lone_surrogate_in_table_talk_is_a_400(alice, bob):
     game = alice.create(seats=2)
     bob.post(f"/v1/games/{game['id']}/join", {})

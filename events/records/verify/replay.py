@@ -92,7 +92,8 @@ class Replay:
             self.stop(index, "this event is malformed")
             return False
         self.check_author(index, envelope)
-        if not self.expect_start(index, envelope["type"]):
+        if not self.expect_start(index, envelope["type"]) or \
+                not self.expect_end(index, envelope["type"]):
             return False
         if not self.deadlines.expect_resignation(index, envelope):
             return False
@@ -115,9 +116,13 @@ class Replay:
         if kind == "SeatTaken" and isinstance(data.get("player_id"), str):
             expected = data["player_id"]
         elif kind == "MovePlayed" and is_int(data.get("seat")):
-            expected = self.players.get(data["seat"])
-            if by == "system" and self.deadlines.played_by_system(data["seat"]):
-                expected = "system"
+            seat = data["seat"]
+            # A resigned seat is its bot's to the end; a timed-out one may come back.
+            bot_plays = seat in self.deadlines.resigned or (
+                by == "system" and self.deadlines.played_by_system(seat))
+            expected = "system" if bot_plays else self.players.get(seat)
+        elif kind == "MessagePosted" and is_int(data.get("seat")):
+            expected = self.players.get(data["seat"])  # a player posts under its own seat
         elif kind == "PlayerResigned" and is_int(data.get("seat")):
             timed_out = self.deadlines.must_resign == data["seat"]
             expected = "system" if timed_out else self.players.get(data["seat"])
@@ -125,6 +130,16 @@ class Replay:
             self.add("replay", self.path(index, "by"), f"a {kind} event is written by "
                      f"{'the system' if expected == 'system' else 'the seat’s player'}",
                      expected=expected, found=by)
+
+    def expect_end(self, index: int, kind: str) -> bool:
+        """Over by the rules: GameEnded must come now (the server appends it with the move
+        that ends the game, so no resignation or table talk comes in between)."""
+        over = self.state is not None and self.ended_at is None and self.game.is_over(self.state)
+        if over and kind != "GameEnded":
+            self.add("replay", self.path(index, "type"), "the game is over by the rules: "
+                     "GameEnded must come now", expected="GameEnded", found=kind)
+            return False
+        return True
 
     def expect_start(self, index: int, kind: str) -> bool:
         """GameStarted must follow the SeatTaken that fills the table, at once."""
@@ -241,9 +256,6 @@ class Replay:
         elif self.ended_at is not None:
             self.add("replay", self.path(index, "type"), "a move after GameEnded "
                      f"(events[{self.ended_at}])")
-        elif self.game.is_over(self.state):
-            self.add("replay", self.path(index, "type"), "the game is over by the rules: "
-                     "GameEnded must come now", expected="GameEnded", found="MovePlayed")
         else:
             return self.state
         return None

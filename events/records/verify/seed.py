@@ -1,14 +1,17 @@
 """Check 5, seed: SHA-256(seed) is the seed commitment, and SeedRevealed, right after
-GameEnded, carries that seed."""
+GameEnded, carries that seed. With the seed known, it also says which seats' seeds the server
+made from it (games.rng.server_made_seat_seed) and which the seats brought: a player who sent
+no seed can check that the server did not choose hers."""
 
 from __future__ import annotations
 
 import hashlib
 from typing import Any
 
-from events.records.verify.fields import HEX
+from events.records.verify.fields import HEX, is_int
 from events.records.verify.paths import json_path
 from events.records.verify.verification import Verification
+from games.rng import server_made_seat_seed
 
 
 def check_seed(v: Verification, created: dict[str, Any] | None) -> bytes | None:
@@ -29,7 +32,27 @@ def check_seed(v: Verification, created: dict[str, Any] | None) -> bytes | None:
     if usable is None:
         v.findings.add("seed", "seed", "cannot re-execute the moves: no seed in this record "
                        "matches the seed commitment")
-    return bytes.fromhex(usable) if usable is not None else None
+        return None
+    _tell_seat_seeds_apart(v, bytes.fromhex(usable))
+    return bytes.fromhex(usable)
+
+
+def _tell_seat_seeds_apart(v: Verification, seed: bytes) -> None:
+    """checked["seat_seeds"]: the seats whose seed is the one the server makes from its own
+    (a bot's, a player's who sent none) and those whose seed is any other (brought)."""
+    made: list[int] = []
+    brought: list[int] = []
+    for event in v.events:
+        if not isinstance(event, dict) or event.get("type") != "SeatTaken":
+            continue
+        data = event.get("data")
+        if not isinstance(data, dict) or not is_int(data.get("seat")) \
+                or not isinstance(data.get("seed"), str):
+            continue
+        seat = data["seat"]
+        (made if data["seed"] == server_made_seat_seed(seed, seat) else brought).append(seat)
+    if made or brought:
+        v.checked["seat_seeds"] = {"made_by_server": sorted(made), "brought": sorted(brought)}
 
 
 def _matches_commitment(v: Verification, path: str, seed: str, commitment: str) -> bool:
