@@ -49,5 +49,5 @@ class ResPublica(PhasedGame):
 
 
 # Oldest first; a game keeps the rules it was created with (games.registry).
-VERSIONS: tuple[ResPublica, ...] = (ResPublica("1"), ResPublica("2"))
+VERSIONS: tuple[ResPublica, ...] = (ResPublica("1"), ResPublica("2"), ResPublica("3"))
 GAME = VERSIONS[-1]

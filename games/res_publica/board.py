@@ -34,6 +34,19 @@ def as_printed(state: State) -> bool:
     return int(state.get("rules", 1)) >= 2
 
 
+def unseen_transfer(state: State, a: int, b: int) -> None:
+    """A card, maybe of either deck, changed hands between `a` and `b` unseen by the others:
+    they no longer know how many cards of each deck either holds (view.split_unknown). A new
+    list each time: the state's lists are shared between copies (rules.FOOTPRINT)."""
+    state["unseen_transfers"] = [*state.get("unseen_transfers", []), sorted((a, b))]
+
+
+def or_counts_match(state: State) -> bool:
+    """Rules version 3: the two options of an "or" name as many cards each, so the hand sizes
+    (public) do not tell the others which option changed hands (README "Rules versions")."""
+    return int(state.get("rules", 1)) >= 3
+
+
 def new_player() -> Player:
     """A player's area; `copy_player` copies each of its containers."""
     return {

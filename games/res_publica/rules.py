@@ -40,6 +40,7 @@ from games.res_publica.board import (
     new_player,
     release_all_troopers,
     release_troopers,
+    unseen_transfer,
     who,
 )
 from games.res_publica.cards import (
@@ -135,7 +136,8 @@ def _fourth_mission_ends_now(state: State) -> bool:
 
 
 def setup(players: int, rng: Rng, rules: int = 1) -> State:
-    """The dealt table under rules version `rules` (1 or 2; version 1 states carry no key)."""
+    """The dealt table under rules version `rules` (1, 2 or 3; version 1 states carry no
+    key)."""
     decks = {deck: full_deck(deck) for deck in DATA["decks"]}
     for cards in decks.values():
         rng.shuffle(cards)
@@ -286,6 +288,7 @@ def _colony_give(state: State, seat: int, card: str, other: int) -> list[Fact]:
     _unused_colonies(state, seat)[0]["used"] = True
     remove(state["seats"][seat]["hand"], card)
     add(state["seats"][other]["hand"], card)
+    unseen_transfer(state, seat, other)
     state["colony"]["step"] = "discard"
     return [
         fact(f"{who(seat)} uses a New Colony and gives a card to {who(other)}.", seat=seat,

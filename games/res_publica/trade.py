@@ -26,7 +26,14 @@ from collections.abc import Callable
 from typing import Any
 
 from games.contract import Fact, Move, fact
-from games.res_publica.board import State, as_printed, flip_missions, who
+from games.res_publica.board import (
+    State,
+    as_printed,
+    flip_missions,
+    or_counts_match,
+    unseen_transfer,
+    who,
+)
 from games.res_publica.cards import (
     CARD_IDS,
     COUNT,
@@ -139,28 +146,39 @@ def _naming(card: str, most: int) -> list[Move]:
     return [dict(m) for m in templates[:most]]
 
 
-def _add_moves(side: Side, limits: Hand, banned: set[str]) -> list[Move]:
+def _add_moves(side: Side, limits: Hand, banned: set[str], count: int | None) -> list[Move]:
+    """Naming a card not yet named: 1 to its limit copies, or exactly `count`."""
     named = banned | {it["card"] for it in side["items"]}
     moves: list[Move] = []
     for card in CARD_IDS:
         most = limits.get(card, 0)
-        if most > 0 and card not in named:
-            moves += _naming(card, most)
+        if card in named or most < (count or 1):
+            continue
+        moves += [m for m in _naming(card, most) if count in (None, m["n"])]
     return moves
 
 
-def _can_add(side: Side, limits: Hand, banned: set[str]) -> bool:
+def _can_add(side: Side, limits: Hand, banned: set[str], count: int | None = None) -> bool:
     named = banned | {it["card"] for it in side["items"]}
-    return any(limits.get(card, 0) > 0 for card in CARD_IDS if card not in named)
+    return any(limits.get(card, 0) >= (count or 1) for card in CARD_IDS if card not in named)
 
 
-def side_moves(side: Side, limits: Limits, banned: set[str]) -> list[Move]:
-    """The next atomic step of composing a side (without cancel/pass)."""
+def side_moves(side: Side, limits: Limits, banned: set[str], same_count: bool = False
+               ) -> list[Move]:
+    """The next atomic step of composing a side (without cancel/pass). `same_count` (rules
+    version 3): the second option of an "or" names as many cards as the first."""
     items = side["items"]
-    if not items or (len(items) == 1 and side["join"]):
-        return _add_moves(side, limits(), banned)
+    if not items:
+        return _add_moves(side, limits(), banned, None)
+    or_count = items[0]["n"] if same_count else None
+    if len(items) == 1 and side["join"]:
+        count = or_count if side["join"] == "or" else None
+        return _add_moves(side, limits(), banned, count)
     if len(items) == 1 and _can_add(side, limits(), banned):
-        return [dict(SUBMIT), dict(AND), dict(OR)]
+        joins = [dict(AND)]
+        if _can_add(side, limits(), banned, or_count):
+            joins.append(dict(OR))
+        return [dict(SUBMIT), *joins]
     return [dict(SUBMIT)]
 
 
@@ -200,7 +218,7 @@ def start(state: State, seat: int, mode: str) -> list[Fact]:
 def propose_moves(state: State, seat: int) -> list[Move]:
     trade = state["trade"]
     limits = _limits(state, seat, trade["mode"] == "offer", trade["order"])
-    return side_moves(trade["proposal"], limits, set()) + [dict(CANCEL)]
+    return side_moves(trade["proposal"], limits, set(), or_counts_match(state)) + [dict(CANCEL)]
 
 
 def play_propose(state: State, seat: int, move: Move) -> list[Fact]:
@@ -237,7 +255,7 @@ def answer_moves(state: State, seat: int) -> list[Move]:
         return [dict(PASS)]  # an answer must be one the opponent can honour
     limits = _limits(state, seat, trade["mode"] == "offer", [trade["by"]])
     banned = {it["card"] for it in trade["proposal"]["items"]}
-    moves = side_moves(draft, limits, banned)
+    moves = side_moves(draft, limits, banned, or_counts_match(state))
     return moves + ([dict(CANCEL)] if draft["items"] else []) + [dict(PASS)]
 
 
@@ -365,6 +383,9 @@ def _swap(state: State) -> list[Fact]:
             remove(state["seats"][giver]["hand"], it["card"], it["n"])
             add(state["seats"][taker]["hand"], it["card"], it["n"])
         given.append(" and ".join(counted(it["card"], it["n"]) for it in items))
+    if any(side["join"] == "or" and len({DECK[it["card"]] for it in side["items"]}) > 1
+           for _, side in pairs):
+        unseen_transfer(state, by, partner)  # the pick told the others no deck
     public = "; ".join(f"{who(g)} gives {describe(side)}" for g, side in pairs)
     facts = [fact(f"Trade: {public}.", seats=[by, partner])]
     if any(side["join"] == "or" for _, side in pairs):

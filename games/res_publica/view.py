@@ -129,9 +129,8 @@ def determinize(state: State, seat: int, rng: Rng) -> State:
             add(unseen, card)
     # How many cards of each deck a hand holds is kept (README decision 14): the two decks'
     # backs differ at the table, and the log says from which deck each draw came and names
-    # every card that changes hands in public. A known gap: a New Colony gift or an "or"
-    # across the two decks moves a card in secret, and the view shows hand sizes only, so
-    # after one of those the split kept here is more than a third seat has been told.
+    # every card that changes hands in public. Only a card that changed hands unseen (a New
+    # Colony gift, the pick of an "or" across the decks) hides it: `_mix_splits` below.
     held: dict[int, dict[str, int]] = {}
     for s in others:
         held[s] = dict.fromkeys(state["decks"], 0)
@@ -152,12 +151,45 @@ def determinize(state: State, seat: int, rng: Rng) -> State:
             for _ in range(held[s][deck] - sum(n for c, n in kept[s].items() if DECK[c] == deck)):
                 add(hands[s], pool.pop())
         new["decks"][deck] = pool
+    _mix_splits(hands, kept, [s for s in others if split_unknown(state, seat, s)], rng)
     seats = new["seats"] = list(state["seats"])
     for s in others:
         seats[s] = {**seats[s], "hand": {c: hands[s][c] for c in CARD_IDS if c in hands[s]}}
     if state["trade"] is not None:
-        new["trade"] = _forget_secrets(state, trade.copy_trade(state["trade"]), others, kept)
+        new["trade"] = _forget_secrets(state, trade.copy_trade(state["trade"]), others, kept,
+                                       rng)
     return new
+
+
+def split_unknown(state: State, seat: int, other: int) -> bool:
+    """Whether `seat` may not know how many cards of each deck `other` holds: a card changed
+    hands unseen by `seat` between `other` and someone else (`rules.unseen_transfer`)."""
+    return any(other in pair and seat not in pair for pair in state.get("unseen_transfers", ()))
+
+
+CARD_RANK = {card: rank for rank, card in enumerate(CARD_IDS)}
+
+
+def _mix_splits(hands: dict[int, Hand], kept: dict[int, Hand], seats: list[int],
+                rng: Rng) -> None:
+    """The cards dealt to `seats` (not those kept for the trade) pooled and dealt again in the
+    same numbers: the seat knows how many cards of each deck they hold together (the decks'
+    sizes and the other hands tell), not how many each holds."""
+    if len(seats) < 2:
+        return
+    pool: list[str] = []
+    sizes = {}
+    for s in seats:
+        dealt = {c: n - kept[s].get(c, 0) for c, n in hands[s].items()}
+        sizes[s] = sum(dealt.values())
+        pool += [c for c, n in dealt.items() for _ in range(n)]
+        hands[s] = dict(kept[s])
+    pool.sort(key=CARD_RANK.__getitem__)  # canonical: who held which is what is hidden
+    rng.shuffle(pool)
+    for s in seats:
+        for card in pool[:sizes[s]]:
+            add(hands[s], card)
+        del pool[:sizes[s]]
 
 
 def _promised(state: State, s: int) -> trade.Side | None:
@@ -225,11 +257,13 @@ def _fits(holdings: dict[int, list[dict[str, Any]]], unseen: Hand,
 
 
 def _forget_secrets(state: State, t: dict[str, Any], others: list[int],
-                    kept: dict[int, Hand]) -> dict[str, Any]:
+                    kept: dict[int, Hand], rng: Rng) -> dict[str, Any]:
     """The trade as the others' secrets could be: fresh drafts, a pick among kept cards (the
     option kept of an "or" request; the first option of an "or" offer, all of them held)."""
     if state["phase"] == "propose" and t["by"] in others:
         t["proposal"] = trade.empty_side()  # still being composed in secret
+        modes = [m["mode"] for m in trade.start_moves(state, t["by"])]
+        t["mode"] = modes[rng.randbelow(len(modes))]  # also secret: the view hides it
     for s in others:
         if str(s) in t["drafts"]:
             t["drafts"][str(s)] = trade.empty_side()

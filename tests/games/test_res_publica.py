@@ -7,10 +7,11 @@ stays in exactly one place.
 Long (one test per rule sentence, in the rulebook's order) so that it reads alongside the
 rulebook; the helpers at the top are shared by every scenario.
 
-Rules versions: the scenarios play the newest rules (GAME, version 2: the rules as printed)
-unless they say otherwise. The last section, "Version 1", keeps the tests of the version 1
-behaviour that version 2 changes (issue 12), so games still running under version 1 stay
-covered; each of the five changes has its version 2 scenario beside the rule it quotes.
+Rules versions: the scenarios play the newest rules (GAME, version 3: the rules as printed,
+with the options of an "or" naming as many cards each) unless they say otherwise. The last
+section, "Version 1", keeps the tests of the version 1 behaviour that version 2 changes
+(issue 12), so games still running under version 1 stay covered; each of the five changes
+has its version 2 scenario beside the rule it quotes.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from games.res_publica.cards import CARDS, DATA, deck_of
 from games.rng import Rng
 
 State = dict[str, Any]
-V1, V2 = VERSIONS
+V1, V2, V3 = VERSIONS
 
 
 # --- helpers ---------------------------------------------------------------------------------
@@ -131,15 +132,16 @@ def public_text(facts: list[Fact]) -> str:
 
 def test_game_metadata_and_registry() -> None:
     """Contract: id, title, 2-5 players, an options schema without options; rules versions
-    "1" and "2" side by side, new tables get "2"."""
+    "1", "2" and "3" side by side, new tables get "3"."""
     from games.registry import get_game
 
     assert all(isinstance(game, Game) for game in VERSIONS)
-    assert [game.rules_version for game in VERSIONS] == ["1", "2"] and GAME is V2
+    assert [game.rules_version for game in VERSIONS] == ["1", "2", "3"] and GAME is V3
     assert get_game("res-publica-2230ad") is GAME
     assert get_game("res-publica-2230ad", "1") is V1
     assert (GAME.title, GAME.min_players, GAME.max_players) == ("Res Publica 2230 AD", 2, 5)
     assert "rules" not in new_game(game=V1) and new_game(game=V2)["rules"] == 2
+    assert new_game(game=V3)["rules"] == 3
     assert GAME.options().load({}) == {}
     with pytest.raises(ValidationError):
         GAME.options().load({"variant": True})
@@ -260,6 +262,58 @@ def test_offer_with_or_is_secret() -> None:
     assert [f["to"] for f in secret] == [[0, 1]] and "Terrans" in secret[0]["text"]
     assert "1 Damakros or 1 Terrans" in public_text(facts)
     assert "gave 1 Terrans" not in public_text(facts)
+
+
+def test_the_options_of_an_or_name_as_many_cards() -> None:
+    """"Watch out! When you make an offer using "or" ... you leave your opponents in the dark
+    as to what they will receive." Hand sizes are public, so under rules version 3 the second
+    option of an "or" names as many cards as the first (as every example does: "three
+    Teleport or three Warp Speed", "two Pilots or two Aturians"): the others cannot tell by
+    counting which one changed hands. An "and" may still name any numbers."""
+    state = trade_table()  # seat 0 holds 2 Terrans and 1 Galaesh
+    offer, _ = do(state, 0, "offer", "add:terrans:2")
+    assert "and" in ids(offer, 0) and "or" not in ids(offer, 0)  # no second card twice
+    request, _ = do(state, 0, "request", "add:skythris:2", "or")
+    named = {m for m in ids(request, 0) if m.startswith("add:")}
+    assert named and all(m.endswith(":2") for m in named)
+    both, _ = do(state, 0, "request", "add:skythris:2", "and")
+    assert "add:damakros:1" in ids(both, 0)
+    with pytest.raises(IllegalMove):
+        do(request, 0, "add:damakros:1")
+
+
+def test_which_option_of_an_or_changed_hands_shows_nobody_else() -> None:
+    """The third seat's view, and a spectator's, after the swap are the same whichever
+    option of the requested "or" seat 1 gave ("leave your opponents in the dark")."""
+    views = []
+    for chosen in ("give:teleport", "give:warp"):
+        state = trade_table()
+        set_hand(state, 0, pilot=1)
+        set_hand(state, 1, teleport=1, warp=1)
+        state, _ = do(state, 0, "request", "add:teleport:1", "or", "add:warp:1", "submit")
+        state, _ = do(state, 1, "add:pilot:1", "submit")
+        state, _ = do(state, 2, "pass")
+        state, _ = do(state, 0, "accept:1")
+        state, _ = do(state, 1, chosen)
+        views.append((GAME.view(state, 2), GAME.view(state, None)))
+    assert views[0] == views[1]
+
+
+def test_v2_an_or_across_counts_showed_the_others_which_option_changed_hands() -> None:
+    """Why version 3: under version 2, "1 Teleport or 2 Warp Speed" was allowed, and the
+    hand sizes (public) told the third seat which option seat 1 gave."""
+    seen = []
+    for chosen in ("give:teleport", "give:warp"):
+        state = trade_table(V2)
+        set_hand(state, 0, pilot=1)
+        set_hand(state, 1, teleport=1, warp=2)
+        state, _ = do(state, 0, "request", "add:teleport:1", "or", "add:warp:2", "submit")
+        state, _ = do(state, 1, "add:pilot:1", "submit")
+        state, _ = do(state, 2, "pass")
+        state, _ = do(state, 0, "accept:1")
+        state, _ = do(state, 1, chosen)
+        seen.append([p["hand_count"] for p in V2.view(state, 2)["players"]])
+    assert seen[0] != seen[1]
 
 
 def test_request_with_or_the_giver_picks() -> None:
@@ -949,6 +1003,49 @@ def test_determinize_keeps_what_the_seat_knows() -> None:
         d: len(c) for d, c in state["decks"].items()}
     assert all_cards(other) == all_cards(state)
     assert GAME.view(other, 2) == GAME.view(state, 2)
+
+
+def _after_an_or_across_the_decks(chosen: str) -> State:
+    """Seat 1 gives 1 Terrans (a Race card) or 1 Teleport (a Technology card) for a Pilot."""
+    state = trade_table()
+    set_hand(state, 0, pilot=1, skythris=1)
+    set_hand(state, 1, terrans=1, teleport=1)
+    state, _ = do(state, 0, "request", "add:terrans:1", "or", "add:teleport:1", "submit")
+    state, _ = do(state, 1, "add:pilot:1", "submit")
+    state, _ = do(state, 2, "pass")
+    state, _ = do(state, 0, "accept:1")
+    state, _ = do(state, 1, chosen)
+    return state
+
+
+def test_a_third_seats_worlds_do_not_tell_which_option_changed_hands() -> None:
+    """"Watch out! When you make an offer using "or" ... you leave your opponents in the dark
+    as to what they will receive." Seat 2 sees the same whichever card seat 1 gave, so the
+    worlds a bot of seat 2 imagines may not depend on it either (issue 17: a bot never peeks):
+    how many cards of each deck seats 0 and 1 hold is no longer known to seat 2, only their
+    sum."""
+    race, tech = (_after_an_or_across_the_decks(m) for m in ("give:terrans", "give:teleport"))
+    assert GAME.view(race, 2) == GAME.view(tech, 2)
+    for n in range(8):
+        assert GAME.determinize(race, 2, Rng(b"det", n)) == \
+            GAME.determinize(tech, 2, Rng(b"det", n))
+    # The two traders still know each other's split: seat 0 knows what it got.
+    assert GAME.determinize(race, 0, Rng(b"det", 0))["seats"][1]["hand"] != \
+        GAME.determinize(tech, 0, Rng(b"det", 0))["seats"][1]["hand"]
+
+
+def test_a_new_colony_gift_hides_both_splits_from_the_others() -> None:
+    """New Colony: "give one hand card to a player of your choice": which card only the two
+    see, so a third seat's worlds do not depend on it."""
+    worlds = []
+    for card in ("terrans", "teleport"):
+        state = trade_table()
+        set_hand(state, 0, terrans=1, teleport=1, galaesh=1)
+        state["seats"][0]["locations"].append({"card": "colony", "trooper": None,
+                                               "used": False})
+        state, _ = do(state, 0, "use:colony", f"give:{card}:1")
+        worlds.append([GAME.determinize(state, 2, Rng(b"det", n)) for n in range(4)])
+    assert worlds[0] == worlds[1]
 
 
 # --- Version 1: the rules as first hosted, kept for the games played under them ---------------

@@ -1,7 +1,8 @@
 """Issue 12's acceptance: "A test plays the "or" situation both ways and shows that every
-other seat's answers of every route are identical." The rule (Res Publica, version 2): the
+other seat's answers of every route are identical." The rule (Res Publica, versions 2 and 3): the
 giver of an "or" always makes the pick as a step of its own, whether it holds one side or
-both, so phase, actors, prompt and log look the same whatever it holds.
+both, so phase, actors, prompt and log look the same whatever it holds (version 3: and the
+options name as many cards each, so the hand sizes look the same too).
 
 Two games are played through the API, move for move the same, from two deals that the seats
 other than the giver cannot tell apart (tests/games/test_res_publica_props.py draws them).
@@ -95,7 +96,7 @@ def test_every_route_answers_the_other_seats_the_same_whatever_the_giver_holds(
                 joined = player.post(f"/v1/games/{made.json['id']}/join", {"seed": f"seat-{seat}"})
                 assert joined.status_code == 200
             games.append(made.json["id"])
-        assert {players[0].get(f"/v1/games/{g}").json["rules_version"] for g in games} == {"2"}
+        assert {players[0].get(f"/v1/games/{g}").json["rules_version"] for g in games} == {"3"}
         names = {games[0]: "GAME", games[1]: "GAME"}
         others = [p for seat, p in enumerate(players) if seat != trade.giver] + [spectator]
         for step, (seat, move_id) in enumerate(trade.script):
