@@ -25,6 +25,7 @@ import structlog
 from events.accounts.profiles import Profile, Profiles
 from events.accounts.webhook_urls import checked_address
 from events.application.digests import HELD_EVENTS, hold_for_digest
+from events.application.dispatch import notice_id
 from events.application.meeple import Meeple
 from events.domain.log_text import last_news, since_last_turn, since_lines
 from events.domain.table import Status, Table
@@ -42,19 +43,22 @@ class DeliveryFailed(RuntimeError):
     """A notification could not be delivered; RQ retries the job."""
 
 
-def delivery_id(game_id: str, version: int, player_id: str, event: str = "") -> str:
+def delivery_id(game_id: str, version: int, player_id: str, event: str = "",
+                seat: int | None = None) -> str:
     # A deadline reminder is a second message about the turn that began at `version`.
     suffix = "-reminder" if event == "deadline_reminder" else ""
-    return f"notify-{game_id}-{version}-{player_id}{suffix}"
+    return notice_id(game_id, version, player_id, seat) + suffix
 
 
-def notify_player(game_id: str, version: int, player_id: str, event: str) -> str:
+def notify_player(game_id: str, version: int, player_id: str, event: str,
+                  seat: int | None = None) -> str:
     """Send `event` ("your_turn" or "game_ended"; "deadline_reminder" for the turn that began
     at `version`, from workers.deadlines) of `game_id` at `version` to `player_id` by the
-    channel of their profile."""
+    channel of their profile; about `seat` when given (a player at several seats), else
+    about their first seat that the event concerns."""
     app = _app()
     profiles = Profiles(app.redis)
-    delivery = delivery_id(game_id, version, player_id, event)
+    delivery = delivery_id(game_id, version, player_id, event, seat)
     if profiles.already_sent(delivery):
         return "already sent"
     profile = profiles.get(player_id)
@@ -64,10 +68,11 @@ def notify_player(game_id: str, version: int, player_id: str, event: str) -> str
     if event == "message":
         message = _table_talk(table, app.events(game_id, version, version)[0], player_id)
     else:
-        message = _message(table, player_id, event, app)
+        message = _message(table, player_id, event, app, seat)
     if message is None:
         return "stale"  # the player no longer has to act: nothing to say
-    if profile.digest == "daily" and event in HELD_EVENTS:
+    if profile.digest == "daily" and event in HELD_EVENTS \
+            and not follows_own_move(app, game_id, version, player_id):
         outcome = hold_for_digest(app.redis, player_id, message)
         profiles.mark_sent(delivery)
         return outcome
@@ -86,11 +91,21 @@ def notify_player(game_id: str, version: int, player_id: str, event: str) -> str
     return "sent"
 
 
-def _message(table: Table, player_id: str, event: str, app: Meeple | None = None
-             ) -> dict[str, Any] | None:
-    """What the player is told: the webhook payload, also the email's content. With `app`,
-    also what happened since the seat's last turn (the log as the seat may read it)."""
-    mine = [s.seat for s in table.seats if s.player_id == player_id and not s.bot]
+def follows_own_move(app: Meeple, game_id: str, version: int, player_id: str) -> bool:
+    """Whether the commit at `version` was the player's own move: a notice about it is the
+    next step of their own turn (after an emailed reply, the only way to go on by email, or
+    a move that hands the turn to their other seat), which a digest would hold up a day."""
+    at = app.events(game_id, version, version)
+    return bool(at) and at[-1]["by"] == player_id
+
+
+def _message(table: Table, player_id: str, event: str, app: Meeple | None = None,
+             seat: int | None = None) -> dict[str, Any] | None:
+    """What the player is told (about `seat`, if given): the webhook payload, also the
+    email's content. With `app`, also what happened since the seat's last turn (the log as
+    the seat may read it)."""
+    mine = [s.seat for s in table.seats if s.player_id == player_id and not s.bot
+            and seat in (None, s.seat)]
     if event == "your_turn":
         mine = [seat for seat in mine if seat in table.actors()]
     elif event == "deadline_reminder":

@@ -1,8 +1,12 @@
 """The `notify` queue's answers to emailed replies that played nothing (events.mail.email_replies):
-why, and the player's current moves under a fresh reply token."""
+why, and the player's current moves under a fresh reply token.
+
+An answer about a game is an email of that game like the others: it names the game in its
+subject, belongs to the game's thread (In-Reply-To/References) and carries List-Unsubscribe."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from email.message import EmailMessage
 from typing import Any
 
@@ -10,7 +14,9 @@ import structlog
 
 from events.accounts.profiles import Profiles
 from events.application.meeple import Meeple
+from events.domain.table import Status, Table
 from events.exceptions import GameNotFound
+from events.mail.email_replies import remember_answer_token
 from games.text import named, seat_name
 from workers import letters
 from workers.jobs import _app
@@ -28,6 +34,18 @@ SUBJECTS = {
 }
 
 
+@dataclass(frozen=True)
+class AboutGame:
+    """The game an answer is about, as the player's seat in it sees it."""
+
+    game_id: str
+    title: str
+    seat: int
+    version: int
+    ended: bool
+    player_id: str
+
+
 def answer_reply(to: str, outcome: str, reason: str, game_id: str | None,
                  player_id: str | None, answer_id: str) -> str:
     """Email `to` why their reply played nothing; with the player's current moves in the game
@@ -36,44 +54,82 @@ def answer_reply(to: str, outcome: str, reason: str, game_id: str | None,
     profiles = Profiles(app.redis)
     if profiles.already_sent(answer_id):
         return "already sent"
-    message = _current_moves(app, game_id, player_id)
-    deliver_email(answer_email(to, outcome, reason, message, answer_id, game_id))
+    table = _table(app, game_id)
+    message = _message(table, player_id, "your_turn") if table and player_id else None
+    about = _about(table, player_id) if outcome != "stopped" else None
+    email = answer_email(to, outcome, reason, message, answer_id, game_id, about)
+    if email["Reply-To"]:
+        # A refused reply to this answer is counted, not answered whatever the count.
+        remember_answer_token(app.redis, str(email["Reply-To"]))
+    deliver_email(email)
     profiles.mark_sent(answer_id)
     return "sent"
 
 
-def _current_moves(app: Meeple, game_id: str | None, player_id: str | None
-                   ) -> dict[str, Any] | None:
-    if game_id is None or player_id is None:
+def _table(app: Meeple, game_id: str | None) -> Table | None:
+    if game_id is None:
         return None
     try:
-        table = app.load(game_id)
+        return app.load(game_id)
     except GameNotFound:
         return None
-    return _message(table, player_id, "your_turn")
+
+
+def _about(table: Table | None, player_id: str | None) -> AboutGame | None:
+    """The game and the player's seat in it (their first, if they hold several)."""
+    if table is None or player_id is None:
+        return None
+    seats = [s.seat for s in table.seats if s.player_id == player_id and not s.bot]
+    if not seats:
+        return None
+    return AboutGame(table.id, table.game.title, seats[0], table.version,
+                     table.status is Status.ENDED, player_id)
 
 
 def answer_email(to: str, outcome: str, reason: str, message: dict[str, Any] | None,
-                 answer_id: str, game_id: str | None = None) -> EmailMessage:
+                 answer_id: str, game_id: str | None = None,
+                 about: AboutGame | None = None) -> EmailMessage:
     subject = SUBJECTS.get(outcome, "About your emailed reply")
-    if message is not None:
-        subject += f": {message['title']} {letters.short_id(message['game_id'])}"
+    if about is not None:
+        subject += f": {about.title} {letters.short_id(about.game_id)}"
     letter = letters.Letter(subject)
     letter.add("", [reason])
     if message is not None and message["moves"]:
-        names = letters.names_of(message)
-        letter.add("", [f"{message['title']}, game {message['game_id']} (version "
-                        f"{message['version']}). You play "
-                        f"{seat_name(names, message['seat'])}.",
-                        named(message["prompt"] or "", names)])
-        letter.blocks += [letters.Block(part["title"], tuple(part["lines"]))
-                          for part in message.get("table") or []]
-        letters.add_moves(letter, message)
-    elif message is None and outcome != "stopped":
-        letter.add("", ["You have no move to make now; you will get an email when you do."])
+        add_current_moves(letter, message)
+    elif outcome != "stopped":
+        letter.add("", [nothing_to_do(about)])
     email = letters.email_message(
         letter, to, answer_id,
         reply_address=letters.reply_to(message) if message and message["moves"] else None,
+        thread=letters.thread_of(about.game_id, about.player_id) if about else None,
+        unsubscribe=unsubscribe_address(about),
         game_id=message["game_id"] if message else game_id, event="reply_answer")
     email["X-Meeple-Reply-Outcome"] = outcome
     return email
+
+
+def add_current_moves(letter: letters.Letter, message: dict[str, Any]) -> None:
+    names = letters.names_of(message)
+    letter.add("", [f"{message['title']}, game {message['game_id']} (version "
+                    f"{message['version']}). You play {seat_name(names, message['seat'])}.",
+                    named(message["prompt"] or "", names)])
+    letter.blocks += [letters.Block(part["title"], tuple(part["lines"]))
+                      for part in message.get("table") or []]
+    letters.add_moves(letter, message)
+
+
+def nothing_to_do(about: AboutGame | None) -> str:
+    """Why the answer lists no moves: an ended game is never "your turn" again."""
+    if about is not None and about.ended:
+        return (f"{about.title}, game {about.game_id}, has ended: nothing more can be played "
+                "in it.")
+    return "You have no move to make now; you will get an email when you do."
+
+
+def unsubscribe_address(about: AboutGame | None) -> str | None:
+    """A List-Unsubscribe address for the player's seat in the game (no game: none can be
+    made, since a stop token names a game and a seat)."""
+    if about is None:
+        return None
+    return letters.reply_to({"game_id": about.game_id, "seat": about.seat,
+                             "version": about.version}, "stop")

@@ -46,8 +46,9 @@ class ReplyHandler:
         loop = asyncio.get_running_loop()
         try:
             # Redis calls block: off the event loop, so other sessions go on meanwhile.
+            # MAIL FROM goes along: a message whose From it does not match is not believed.
             result = await loop.run_in_executor(
-                None, self.replies.handle, raw, list(envelope.rcpt_tos))
+                None, self.replies.handle, raw, list(envelope.rcpt_tos), envelope.mail_from)
         except redis.RedisError as err:
             log.warning("smtpd: game store unavailable", error=repr(err))
             return "451 4.3.0 The game store is unavailable; try again later"

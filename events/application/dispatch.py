@@ -96,12 +96,43 @@ class FollowUp:
     player_id: str | None = None  # a notice's recipient
 
 
+@dataclass(frozen=True)
+class Notice:
+    """One person to tell of a commit; `seat` only for a player at several seats."""
+
+    player_id: str
+    event: str
+    seat: int | None = None
+
+
+def notice_id(game_id: str, version: int, player_id: str, seat: int | None = None) -> str:
+    """The job and delivery id of a notice. A player at one seat is told once per version
+    (the id names no seat, as it always did); a player at several seats ("hot seat") once per
+    seat, each seat being a turn of its own."""
+    suffix = f"-seat{seat}" if seat is not None else ""
+    return f"notify-{game_id}-{version}-{player_id}{suffix}"
+
+
+def notice_seat(table: Table, player_id: str, seat: int) -> int | None:
+    """The seat a notice to `player_id` names: None unless they hold several seats."""
+    seats = {s.seat for s in table.seats if s.player_id == player_id and not s.bot}
+    return seat if len(seats) > 1 else None
+
+
+def notice_job(table: Table, version: int, notice: Notice) -> FollowUp:
+    job_id = notice_id(table.id, version, notice.player_id, notice.seat)
+    # The seat is an argument only where it is named, so a one-seat notice is the same job
+    # as before seats were named (a reconciler re-deriving it finds it done).
+    seat = () if notice.seat is None else (notice.seat,)
+    return FollowUp("notify", NOTIFY_PLAYER, job_id,
+                    (table.id, version, notice.player_id, notice.event, *seat),
+                    delivery=job_id, player_id=notice.player_id)
+
+
 def follow_ups(table: Table, before: Table | None, by: str | None) -> list[FollowUp]:
     """Every job the commit that turned `before` into `table` (by `by`) calls for."""
-    found = [FollowUp("notify", NOTIFY_PLAYER, f"notify-{table.id}-{table.version}-{player}",
-                      (table.id, table.version, player, event),
-                      delivery=f"notify-{table.id}-{table.version}-{player}", player_id=player)
-             for player, event in to_notify(table, before, by)]
+    found = [notice_job(table, table.version, notice)
+             for notice in to_notify(table, before, by)]
     if table.status is Status.ENDED:
         if table.ratings is None:
             found.append(FollowUp("scoring", SCORE_GAME, f"score-{table.id}", (table.id,)))
@@ -168,21 +199,25 @@ def human_actors(table: Table | None) -> set[str]:
     return players
 
 
-def to_notify(table: Table, before: Table | None, by: str | None) -> list[tuple[str, str]]:
-    """(player id, event) for each person to tell about this commit: those who became actors
-    ("your_turn"), or every person seated when the game ended ("game_ended"); never bots,
-    and never the player whose action made the commit, but for the creation or join that
-    started the game: taking a seat is not a move and its answer lists no moves, and where
-    every seat acts from the start (Asking for Trobils, Trappist One's secret choice) that
-    player would otherwise never be asked (by post, never able to make that move)."""
+def to_notify(table: Table, before: Table | None, by: str | None) -> list[Notice]:
+    """Each person to tell about this commit: every person seated when the game ended
+    ("game_ended"; never the player whose action ended it), or the seats of people that
+    became actors ("your_turn"; never bots). Seats, not players: the seat that made a move
+    was an actor already, so its player is not told of their own move, but a player at
+    several seats is told when their move makes another of their seats act. A commit that
+    started the game is no one's move: where every seat acts from the start (Asking for
+    Trobils, Trappist One's secret choice), the player who took the last seat is asked too
+    (by post, they would otherwise never be able to make that move)."""
     if table.status is Status.ENDED:
         if before is not None and before.status is Status.ENDED:
             return []  # e.g. GameScored: the end was announced already
         people = sorted({s.player_id for s in table.seats if not s.bot} - {by})
-        return [(player_id, "game_ended") for player_id in people]
-    started = before is None or before.status is Status.OPEN
-    new = human_actors(table) - human_actors(before) - (set() if started else {by})
-    return [(player_id, "your_turn") for player_id in sorted(new)]
+        return [Notice(player_id, "game_ended") for player_id in people]
+    before_seats = set(before.human_actors()) if before is not None else set()
+    notices = [Notice(placed.player_id, "your_turn", notice_seat(table, placed.player_id, seat))
+               for seat in sorted(set(table.human_actors()) - before_seats)
+               if (placed := table.seat_of(seat)) is not None]
+    return sorted(notices, key=lambda notice: (notice.player_id, notice.seat or 0))
 
 
 def message_recipients(table: Table, by: str) -> list[str]:

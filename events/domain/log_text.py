@@ -14,6 +14,8 @@ from games.text import named, seat_name
 
 # At most this many lines open a turn email; older ones are summed up in one line.
 SINCE_LINES = 40
+# The author of the moves played for a seat whose time ran out or whose player resigned.
+SYSTEM = "system"
 
 
 def event_lines(envelope: Envelope, names: Sequence[str]) -> list[str]:
@@ -37,12 +39,19 @@ def event_lines(envelope: Envelope, names: Sequence[str]) -> list[str]:
 
 
 def since_last_turn(envelopes: list[Envelope], seat: int) -> list[Envelope]:
-    """The envelopes after `seat`'s last move (all of them if it has not moved yet)."""
+    """The envelopes after `seat`'s player's last move (all of them if they have not moved
+    yet). A move the system made for the seat (its time ran out, or its player resigned) is
+    no turn of theirs: the player has yet to read that their time ran out, and what then
+    was played for them."""
     for index in range(len(envelopes) - 1, -1, -1):
-        envelope = envelopes[index]
-        if envelope["type"] == "MovePlayed" and envelope["data"]["seat"] == seat:
+        if _own_move(envelopes[index], seat):
             return envelopes[index + 1:]
     return envelopes
+
+
+def _own_move(envelope: Envelope, seat: int) -> bool:
+    return (envelope["type"] == "MovePlayed" and envelope["data"]["seat"] == seat
+            and envelope["by"] != SYSTEM)
 
 
 def since_lines(envelopes: list[Envelope], seat: int, names: Sequence[str],

@@ -11,15 +11,21 @@ version the email was written at. A reply is
 - played: every code was played, in one all-or-nothing commit.
 
 A reply from an address other than the seat's player's (a forwarded email) changes nothing
-whatever its token (`wrong_sender`), and the player is told at their own address. A reply to a
+whatever its token (`wrong_sender`), and the player is told at their own address; one whose From
+header does not name exactly one address, read strictly, is from nobody and is answered nowhere.
+Where the caller knows the SMTP envelope's sender (MAIL FROM), a message whose envelope sender
+is not its From address is refused before anything else (`forged`), answered nowhere. A reply to a
 table-talk email (a `talk+` address) posts its text at the table (`talked`); an email to a
 List-Unsubscribe address (`stop+`) turns the player's notifications off (`stopped`).
 
 Anything but `played` and `talked` changes nothing and is answered by email with the reason
 and the current moves under a fresh token; a forged reply only when it comes from a player's
-own address, so that strangers get no mail from us. Answers and follow-up turn emails are RQ
-jobs on the `notify` queue (retried like every notification), never sent from the caller's
-thread.
+own address, so that strangers get no mail from us. Answers are counted per seat and version in
+three budgets (the player's own refused replies, replies from other addresses, reused tokens),
+so that strangers and replays never use up the answers the player's own replies get; and the
+player's own first refused reply to a notice's token is answered whatever its budget says.
+Answers and follow-up turn emails are RQ jobs on the `notify` queue (retried like every
+notification), never sent from the caller's thread.
 """
 
 from __future__ import annotations
@@ -27,8 +33,8 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, replace
+from email import errors
 from email.message import EmailMessage
-from email.utils import parseaddr
 from typing import Protocol
 
 import redis
@@ -37,8 +43,13 @@ from rq import Queue, Retry
 from rq.job import Job
 
 from events.accounts.profiles import Profiles
-from events.application.dispatch import NOTIFY_PLAYER, retry_intervals
-from events.application.meeple import Meeple
+from events.application.dispatch import (
+    NOTIFY_PLAYER,
+    notice_id,
+    notice_seat,
+    retry_intervals,
+)
+from events.application.meeple import Meeple, without_hidden_format
 from events.domain.table import Status, Table, decide_moves
 from events.exceptions import (
     GameNotFound,
@@ -64,8 +75,13 @@ log = structlog.get_logger()
 ANSWER_REPLY = "workers.replies.answer_reply"
 # A used token is remembered this long; older emails are stale anyway by then.
 USED_TTL_SECONDS = 30 * 86400
-# Refused replies answered per seat and turn; later ones are only logged.
+# Refused replies answered per seat and turn, in each budget; later ones are only logged.
 MAX_REFUSALS_PER_TURN = 3
+# The budgets: the player's own refused replies, replies from other addresses, reused tokens.
+OWN, OTHER_SENDER, REUSED = "own", "other-sender", "reused"
+# Defects of a From header that leave its one address intact: "J. Smith <j@x>" (a period in
+# the name is obsolete syntax) and a name in raw UTF-8 (bytes the parser calls undecodable).
+HARMLESS_FROM_DEFECTS = (errors.ObsoleteHeaderDefect, errors.UndecodableBytesDefect)
 RECIPIENT_HEADERS = ("Delivered-To", "X-Original-To", "To", "Cc")
 OUTCOMES = ("played", "talked", "stopped", "forged", "reused", "stale", "unreadable",
             "wrong_sender")
@@ -93,7 +109,8 @@ class Mailer(Protocol):
     def answer(self, to: str, result: ReplyResult, player_id: str | None,
                answer_id: str) -> None: ...
 
-    def notify(self, game_id: str, version: int, player_id: str, event: str) -> None: ...
+    def notify(self, game_id: str, version: int, player_id: str, event: str,
+               seat: int | None = None) -> None: ...
 
 
 class RQMailer:
@@ -110,10 +127,13 @@ class RQMailer:
         self._enqueue(ANSWER_REPLY, answer_id, to, result.outcome, result.reason,
                       result.game_id, player_id, answer_id)
 
-    def notify(self, game_id: str, version: int, player_id: str, event: str) -> None:
-        # The dispatcher's job id: if it queued the same notice, this adds nothing.
-        job_id = f"notify-{game_id}-{version}-{player_id}"
-        self._enqueue(NOTIFY_PLAYER, job_id, game_id, version, player_id, event)
+    def notify(self, game_id: str, version: int, player_id: str, event: str,
+               seat: int | None = None) -> None:
+        # The dispatcher's job id and arguments: if it queued the same notice, this adds
+        # nothing. `seat` only for a player at several seats (dispatch.notice_seat).
+        job_id = notice_id(game_id, version, player_id, seat)
+        named = () if seat is None else (seat,)
+        self._enqueue(NOTIFY_PLAYER, job_id, game_id, version, player_id, event, *named)
 
     def _enqueue(self, func: str, job_id: str, *args: object) -> None:
         if Job.exists(job_id, connection=self._redis):
@@ -132,9 +152,18 @@ class EmailReplies:
         self.profiles = Profiles(app.redis, prefix)
         self._prefix = prefix
 
-    def handle(self, raw: bytes, recipients: list[str] | None = None) -> ReplyResult:
-        """Act on one raw RFC 5322 reply; `recipients`: the SMTP envelope's, if known."""
+    def handle(self, raw: bytes, recipients: list[str] | None = None,
+               envelope_sender: str | None = None) -> ReplyResult:
+        """Act on one raw RFC 5322 reply; `recipients` and `envelope_sender` (MAIL FROM): the
+        SMTP envelope's, if known."""
         message = parse_message(raw)
+        if envelope_sender is not None and not same_address(envelope_sender,
+                                                            sender_of(message)):
+            # The From header is what says whose reply it is: a sender that does not stand
+            # behind it (its own MAIL FROM differs) is not believed, and gets no mail from us.
+            log.warning("email reply refused: the envelope sender is not the From address")
+            return ReplyResult("forged", "The envelope sender of this email is not the address "
+                                         "in its From header, so nothing was done.")
         # One answer per message: a provider's retry or a replay of the same bytes is not
         # answered again (the worker remembers sent ids for 30 days).
         answer_id = "answer-" + hashlib.sha256(raw).hexdigest()[:24]
@@ -158,7 +187,7 @@ class EmailReplies:
         own = self.profiles.get(placed.player_id).email
         sender = sender_of(message)
         try:
-            if not own or sender.lower() != own.lower():
+            if not own or not same_address(sender, own):
                 result = self._wrong_sender(token, table, sender)
             elif kind == "talk":
                 result = self._talk(message, token, table, placed.player_id)
@@ -168,22 +197,44 @@ class EmailReplies:
             result = ReplyResult("unreadable", f"{err.detail}. Nothing was played.", table.id,
                                  token.seat, table.version)
         log.info("email reply", outcome=result.outcome, game_id=token.game_id,
-                 seat=token.seat, token_version=token.version, kind=kind)
-        if result.outcome not in ("played", "talked") and own and self._may_answer(
-                token.game_id, token.seat, table.version):
+                 seat=token.seat, token_version=token.version, kind=kind,
+                 sender_read=bool(sender))
+        if own and self._answers(result, token, kind, sender, table.version):
             self.mailer.answer(own, result, placed.player_id, answer_id)
         return result
 
-    def _may_answer(self, game_id: str, seat: int, version: int) -> bool:
-        """At most MAX_REFUSALS_PER_TURN refused replies of a seat are answered per turn:
-        each answer carries a fresh token, and a reply is an attempt, so answering without
-        end would let one seat probe without end."""
-        key = f"{self._prefix}:reply-refused:{game_id}:{seat}:{version}"
+    def _answers(self, result: ReplyResult, token: reply_tokens.ReplyToken, kind: str,
+                 sender: str, version: int) -> bool:
+        """Whether the player is told of this reply, counted in the budget of its kind."""
+        if result.outcome in ("played", "talked"):
+            return False
+        if result.outcome == "wrong_sender":
+            # A From header we could not read names nobody: answering would let anyone
+            # have us mail the player about a reply we cannot tell apart from a forgery.
+            return bool(sender) and self._within_budget(OTHER_SENDER, token, version)
+        if result.outcome == "reused":
+            return self._within_budget(REUSED, token, version)
+        within = self._within_budget(OWN, token, version)
+        # The token of a notice (not of an answer) is refused here for the first time: the
+        # player learns why at least once, however many answers went out before.
+        first_of_notice = kind == "play" and not self._issued_by_answer(token)
+        return within or first_of_notice
+
+    def _within_budget(self, budget: str, token: reply_tokens.ReplyToken, version: int
+                       ) -> bool:
+        """At most MAX_REFUSALS_PER_TURN replies of a seat are answered per turn in each
+        budget: each answer carries a fresh token, and a reply is an attempt, so answering
+        without end would let one seat probe without end (or an auto-responder loop)."""
+        name = "reply-refused" if budget == OWN else f"reply-refused-{budget}"
+        key = f"{self._prefix}:{name}:{token.game_id}:{token.seat}:{version}"
         pipe = self.app.redis.pipeline()
         pipe.incr(key)
         pipe.expire(key, USED_TTL_SECONDS)
         count, _ = pipe.execute()
         return int(count) <= MAX_REFUSALS_PER_TURN
+
+    def _issued_by_answer(self, token: reply_tokens.ReplyToken) -> bool:
+        return bool(self.app.redis.exists(answer_token_key(token, self._prefix)))
 
     # --- outcomes -------------------------------------------------------------------------
 
@@ -218,7 +269,7 @@ class EmailReplies:
               player_id: str) -> ReplyResult:
         """A reply to a table-talk email: its own lines (no quote, no signature) are posted."""
         at = ReplyResult("", "", table.id, token.seat, table.version)
-        text = " ".join(own_lines(body_text(message)))[:MAX_TALK]
+        text = without_hidden_format(" ".join(own_lines(body_text(message))))[:MAX_TALK]
         if not text:
             return replace(at, outcome="unreadable", reason=(
                 "Your reply held no text of its own (quoted text and your signature are "
@@ -257,11 +308,13 @@ class EmailReplies:
             return replace(at, outcome="unreadable",
                            reason=f"Your moves were refused: {err.detail}. Nothing was played.")
         # The dispatcher tells nobody of their own move: by email, the mover needs the next
-        # turn email (a fresh token) when they still have to act, or the end of the game.
+        # turn email (a fresh token) for each of their seats that still or now has to act
+        # (a player may hold several: "hot seat"), or the end of the game.
         if played.status is Status.ENDED:
             self.mailer.notify(table.id, played.version, player_id, "game_ended")
-        elif at.seat in played.actors():
-            self.mailer.notify(table.id, played.version, player_id, "your_turn")
+        for seat in own_actor_seats(played, player_id):
+            self.mailer.notify(table.id, played.version, player_id, "your_turn",
+                               notice_seat(played, player_id, seat))
         return replace(at, outcome="played", version=played.version,
                        reason=f"{len(moves)} move(s) played.")
 
@@ -348,8 +401,50 @@ class EmailReplies:
 
 
 def sender_of(message: EmailMessage) -> str:
-    """The address in the From header ("" if none can be read)."""
-    return parseaddr(next(iter(raw_headers(message, ("From",))), ""))[1]
+    """The one address of the one From header, read strictly ("" if there is not exactly
+    one, or the header does not parse cleanly). `email.utils.parseaddr` is lenient: it reads
+    "bob@example.org <mallory@evil.test>" as bob (CVE-2023-27043), so the header registry
+    of `policy.default` reads it here, and a defect beyond HARMLESS_FROM_DEFECTS refuses it."""
+    try:
+        headers = message.get_all("From") or []
+        if len(headers) != 1:
+            return ""
+        addresses = headers[0].addresses
+        defects = headers[0].defects
+    except Exception:  # noqa: BLE001 - the header parser raises assorted errors on bad input
+        return ""
+    if len(addresses) != 1 or any(not isinstance(defect, HARMLESS_FROM_DEFECTS)
+                                  for defect in defects):
+        return ""
+    address: str = addresses[0].addr_spec
+    return address if "@" in address else ""
+
+
+def own_actor_seats(table: Table, player_id: str) -> list[int]:
+    """The seats of this player that must act now (none once the game has ended)."""
+    return [seat for seat in table.human_actors()
+            if (placed := table.seat_of(seat)) is not None and placed.player_id == player_id]
+
+
+def same_address(one: str, other: str) -> bool:
+    """Whether two addresses are one mailbox, in any case ("" is nobody's)."""
+    return bool(one) and one.strip().lower() == other.strip().lower()
+
+
+def answer_token_key(token: reply_tokens.ReplyToken, prefix: str = "meeple") -> str:
+    """Where a token written into an answer email (workers.replies) is remembered as such."""
+    return f"{prefix}:reply-answer-token:{token.key}"
+
+
+def remember_answer_token(client: redis.Redis, address: str, prefix: str = "meeple") -> None:
+    """Mark the token of an answer's reply address, so that a refused reply to the answer is
+    counted in the budget rather than answered anyway (which would never end)."""
+    found = reply_tokens.address_in([address])
+    if found is None:
+        return
+    token = reply_tokens.read(reply_tokens.default_secret(), found[1], found[0])
+    if token is not None:
+        client.set(answer_token_key(token, prefix), 1, ex=USED_TTL_SECONDS)
 
 
 def pick(legal: list[Move], word: str) -> Move | None:

@@ -3,11 +3,18 @@
 Pure functions over the standard library's email parser. A reply's own text is what comes
 before the first quote marker ("> " lines, "On ... wrote:", an Outlook header block, a
 forwarded-message line), the signature ("-- ") or a mobile client's signature line ("Sent from
-my iPhone"); quoted lines met earlier (inline replies) are skipped too.
+my iPhone"); quoted lines met earlier (inline replies) are skipped too. The attribution line
+of a quote in any language ("El ... escribió:", "Op ... schreef ...:") is known by its form: a
+line of its own that ends in ":" right above the quoted lines.
+
+The body is the text/plain part, or the HTML part when there is no plain one or it is blank,
+decoded by its charset label; a label Python does not know is read by its common alias, else
+as UTF-8 (codes are ASCII, which every such label shares).
 """
 
 from __future__ import annotations
 
+import codecs
 import re
 from email import message_from_bytes, policy
 from email.message import EmailMessage
@@ -30,6 +37,16 @@ _ON_START = re.compile(r"^on\b", re.IGNORECASE)
 _WROTE_END = re.compile(r"\bwrote:?$", re.IGNORECASE)
 _SEPARATORS = re.compile(r"[\s,;]+")
 MAX_WORDS = 50
+# Charset labels mail clients send that Python's codecs do not know, by what they mean.
+CHARSET_ALIASES = {
+    "iso-8859-8-i": "iso-8859-8",  # "i": logical order, the same bytes (RFC 1556)
+    "iso-8859-6-i": "iso-8859-6",
+    "iso-8859-8-e": "iso-8859-8",
+    "iso-8859-6-e": "iso-8859-6",
+    "windows-874": "cp874",
+    "x-mac-roman": "mac_roman",
+    "x-mac-cyrillic": "mac_cyrillic",
+}
 
 
 def parse_message(raw: bytes) -> EmailMessage:
@@ -39,18 +56,34 @@ def parse_message(raw: bytes) -> EmailMessage:
 
 
 def body_text(message: EmailMessage) -> str:
-    """The text/plain body, else the HTML body as text (quotes dropped), else ""."""
+    """The text/plain body, else (none, or only blank lines) the HTML body as text (quotes
+    dropped), else ""."""
+    plain = part_text(message, "plain")
+    return plain if plain.strip() else part_text(message, "html")
+
+
+def part_text(message: EmailMessage, subtype: str) -> str:
+    """The text of the message's body part of this subtype ("" if none); HTML as lines."""
     try:
-        part = message.get_body(preferencelist=("plain", "html"))
-        content = part.get_content() if part is not None else ""
+        part = message.get_body(preferencelist=(subtype,))
+        payload = part.get_payload(decode=True) if part is not None else None
     except Exception:  # noqa: BLE001 - the stdlib parser raises assorted errors on bad input
         return ""
-    assert part is not None or content == ""
-    if not isinstance(content, str):
+    if part is None or not isinstance(payload, bytes):
         return ""
-    if part is not None and part.get_content_type() == "text/html":
-        return html_to_text(content)
-    return content
+    text = payload.decode(codec_of(part.get_content_charset()), errors="replace")
+    return html_to_text(text) if subtype == "html" else text
+
+
+def codec_of(charset: str | None) -> str:
+    """The Python codec for a charset label: its alias if Python does not know it, UTF-8 if
+    it is unknown altogether (or missing: UTF-8 reads ASCII too)."""
+    name = CHARSET_ALIASES.get((charset or "").strip().lower(), charset or "utf-8")
+    try:
+        codecs.lookup(name)
+    except LookupError:
+        return "utf-8"
+    return name
 
 
 def own_lines(text: str) -> list[str]:
@@ -58,18 +91,30 @@ def own_lines(text: str) -> list[str]:
     lines = [line.strip() for line in text.replace("\r\n", "\n").split("\n")]
     kept: list[str] = []
     for index, line in enumerate(lines):
-        following = lines[index + 1] if index + 1 < len(lines) else ""
-        if _ends_own_text(line, following):
+        if _ends_own_text(lines, index):
             break
         if line and not line.startswith(">"):
             kept.append(line)
     return kept
 
 
-def _ends_own_text(line: str, following: str) -> bool:
+def _ends_own_text(lines: list[str], index: int) -> bool:
+    line = lines[index]
+    following = lines[index + 1] if index + 1 < len(lines) else ""
     if any(marker.match(line) for marker in _END_MARKERS):
         return True
-    return bool(_ON_START.match(line) and _WROTE_END.search(following))
+    if _ON_START.match(line) and _WROTE_END.search(following):
+        return True
+    return _introduces_quote(lines, index)
+
+
+def _introduces_quote(lines: list[str], index: int) -> bool:
+    """Whether the line is a quote's attribution in whatever language: it ends in ":" and the
+    next line that is not blank is quoted (">")."""
+    if not lines[index].endswith(":") or lines[index].startswith(">"):
+        return False
+    after = next((lines[later] for later in range(index + 1, len(lines)) if lines[later]), "")
+    return after.startswith(">")
 
 
 def raw_headers(message: EmailMessage, names: tuple[str, ...]) -> list[str]:

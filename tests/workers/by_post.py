@@ -121,9 +121,10 @@ def assert_is_a_turn_email(mail: Mail, table: Table, seat: int) -> None:
     assert prompt and f"\n{named(prompt, names)}\n" in mail.text
 
 
-def reply(port: int, mail: Mail, sender: str, words: str) -> str:
+def reply(port: int, mail: Mail, sender: str, words: str, mail_from: str | None = None) -> str:
     """Answer `mail` as a mail client does (the codes, then the quoted email), by SMTP to
-    `meeple smtpd`; the outcome it answers with ("played", "stale", ...)."""
+    `meeple smtpd`; the outcome it answers with ("played", "stale", ...). `mail_from`: the
+    envelope sender, if not `sender`."""
     answer = EmailMessage()
     answer["From"] = sender
     answer["To"] = str(mail.message["Reply-To"])
@@ -133,7 +134,7 @@ def reply(port: int, mail: Mail, sender: str, words: str) -> str:
     answer.set_content(f"{words}\n\nOn Tue, 1 Dec 2026, Meeple wrote:\n{quoted}\n")
     with smtplib.SMTP("127.0.0.1", port, timeout=30) as smtp:
         smtp.ehlo()
-        smtp.mail(sender)
+        smtp.mail(mail_from or sender)
         code, _ = smtp.rcpt(str(mail.message["Reply-To"]))
         assert code == 250
         code, said = smtp.data(answer.as_bytes(policy=policy.SMTP))  # CRLF lines

@@ -116,6 +116,19 @@ def test_a_reply_to_table_talk_is_posted_at_the_table(
     assert answer(smtpd, talk, who[1][1], "Again") == "reused"
 
 
+def test_a_talk_reply_loses_what_the_mail_client_slipped_in(
+        flask_app: Flask, meeple: Meeple, provider: Provider, smtpd: int) -> None:
+    """Table talk refuses format characters (U+200B, U+FEFF: invisible, they make a message
+    look empty); a mail client's own are dropped, not the player's reply."""
+    who = people(meeple.redis, meeple)
+    table = seated(meeple, who)
+    meeple.post_message(who[0][0], table.id, "Good luck, all!")
+    run_worker(meeple.redis)
+    (talk,) = emails(provider, who[1][1], table.id, "message")
+    assert answer(smtpd, talk, who[1][1], "\ufeffThanks,\u200b alice.") == "talked"
+    assert meeple.events(table.id)[-1]["data"] == {"seat": 1, "text": "Thanks, alice."}
+
+
 def test_the_list_unsubscribe_address_turns_the_notices_off(
         flask_app: Flask, meeple: Meeple, provider: Provider, smtpd: int) -> None:
     who = people(meeple.redis, meeple)
