@@ -21,8 +21,15 @@ from games.contract import Game, IllegalMove, Move, Seat, State
 from games.rng import Rng
 
 # Samples of the player's information set. Each extra one makes a missed reveal less likely
-# (two samples agree by chance only if the hidden part drawn is the same in both).
-SAMPLES = 4
+# (samples agree by chance only if the hidden part drawn is the same in all of them), and a
+# player may try again and again (table talk moves the version, and so the samples): with 4,
+# some moves whose outcome has one likely value went through 1 to 8 % of the time (a Trajan
+# province tile, session 35's audit). If one outcome has probability q, all n samples agree
+# with probability below q ** (n - 1): at 16, about 5e-6 for q = 0.44 (the 8 % above), some
+# 200,000 tries, where table talk moves the version at most 10 times a minute. A move that
+# reveals stops at the first sample that differs; only moves that reveal nothing pay for all
+# 16 (some 5 to 10 ms a move here, bench/README.md).
+SAMPLES = 16
 
 
 def _seen(game: Game, state: State, seat: Seat, facts: list[Any]) -> str:

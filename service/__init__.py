@@ -35,9 +35,15 @@ def configure(app: Flask, config: dict[str, Any]) -> None:
         RATELIMIT_PER_CALLER=os.environ.get("MEEPLE_RATE_LIMIT", "300 per minute"),
         RATELIMIT_RECORDS=os.environ.get("MEEPLE_RECORDS_RATE_LIMIT", "30 per minute"),
         RATELIMIT_MESSAGES=os.environ.get("MEEPLE_MESSAGES_RATE_LIMIT", "10 per minute"),
+        # Moves, counted one by one however they are batched (None: as RATELIMIT_PER_CALLER).
+        RATELIMIT_MOVES=os.environ.get("MEEPLE_MOVES_RATE_LIMIT") or None,
         RATELIMIT_REGISTRATION=os.environ.get("MEEPLE_REGISTRATION_RATE_LIMIT", "30 per hour"),
         # How many proxies in front of the app may say who the client is (X-Forwarded-For).
         TRUSTED_PROXIES=int(os.environ.get("MEEPLE_TRUSTED_PROXIES", "0")),
+        # Live streams open at once per caller (over every process) and per process: the
+        # rest of a process's connections stay free for plain requests (service.stream_slots).
+        STREAMS_PER_CALLER=int(os.environ.get("MEEPLE_STREAMS_PER_CALLER") or 10),
+        STREAMS_PER_PROCESS=int(os.environ.get("MEEPLE_STREAMS_PER_PROCESS") or 500),
         DISPATCH=True,  # queue bot turns and scoring on RQ
         MAX_CONTENT_LENGTH=64 * 1024,  # the largest real request (50 moves) is a few KB
     )
@@ -74,7 +80,18 @@ def connect(app: Flask) -> None:
 
 def register_routes(app: Flask) -> None:
     """The API's blueprints, the pages, and what wraps every request (limits, errors, caching)."""
-    from service import browsers, caching, errors, json_body, limits, spec, web
+    from service import api as api_routes
+    from service import (
+        browsers,
+        caching,
+        errors,
+        json_body,
+        limits,
+        request_bodies,
+        spec,
+        stream_slots,
+        web,
+    )
     from service.api import (
         game_types,
         games,
@@ -88,13 +105,16 @@ def register_routes(app: Flask) -> None:
     )
 
     json_body.init_app(app)
+    request_bodies.init_app(app)
     api = spec.init_app(app)
     limiter = limits.init_app(app)
+    stream_slots.init_app(app)
     errors.init_app(app)
     caching.init_app(app)
     for module in (system, players, game_types, games, records, messages, inbox, inbound,
                    streams):
         api.register_blueprint(module.blp)
+    api_routes.init_app(app)
     system.init_app(app)
     browsers.init_app(app)
     web.init_app(app)  # the pages: /, /games/<id>, /games/<id>/replay

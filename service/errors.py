@@ -62,6 +62,21 @@ _HTTP_CODES = {
 }
 
 
+class Refused(Exception):
+    """A refusal of the service's own, not of a use case (e.g. too many live streams): its
+    status, code, detail and the seconds to wait (Retry-After)."""
+
+    def __init__(self, status: int, code: str, detail: str, retry_after: int) -> None:
+        super().__init__(detail)
+        self.status, self.code, self.detail, self.retry_after = status, code, detail, retry_after
+
+
+def handle_refused(error: Refused) -> Response:
+    response = problem(error.status, error.code, error.detail)
+    response.headers["Retry-After"] = str(error.retry_after)
+    return response
+
+
 def problem(status: int, code: str, detail: str, **extra: Any) -> Response:
     body = {"title": _title(status), "status": status, "code": code, "detail": detail, **extra}
     response = Response(json.dumps(body), status=status, mimetype=PROBLEM)
@@ -143,6 +158,7 @@ def handle_unexpected(error: Exception) -> Response:
 
 def init_app(app: Flask) -> None:
     app.register_error_handler(ex.MeepleError, handle_meeple_error)
+    app.register_error_handler(Refused, handle_refused)
     app.register_error_handler(HTTPException, handle_http_error)
     app.register_error_handler(redis.exceptions.ConnectionError, handle_redis_down)
     app.register_error_handler(redis.exceptions.TimeoutError, handle_redis_down)

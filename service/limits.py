@@ -89,12 +89,17 @@ def limit_routes(app: Flask, limiter: Limiter) -> None:
         _limit(app, endpoint, limiter.limit(app.config["RATELIMIT_RECORDS"]))
     # Table talk: a few messages a minute per player is plenty, and keeps floods out of logs.
     _limit(app, "messages.post_message", limiter.limit(app.config["RATELIMIT_MESSAGES"]))
+    # A batch costs what its moves do: each but the last is played in 16 imagined worlds
+    # first (games.information), so moves are counted one by one, however they are sent.
+    moves = app.config.get("RATELIMIT_MOVES") or app.config["RATELIMIT_PER_CALLER"]
+    _limit(app, "games.play_moves", limiter.limit(moves, cost=moves_in_request))
     # Accounts are free to make: per address, whatever the request says about itself.
     _limit(app, "players.register", limiter.limit(app.config["RATELIMIT_REGISTRATION"],
                                                   key_func=address_key))
 
 
 POLICY_NAMES = {"records.verify": "records", "records.import_record": "records",
+                "games.play_moves": "moves",
                 "messages.post_message": "messages", "players.register": "registration"}
 
 
@@ -124,6 +129,13 @@ def rate_limit_headers(response: Response) -> Response:
     seconds = min(nearest.limit.get_expiry(), max(0, math.ceil(reset - time.time())))
     response.headers["RateLimit"] = f'"{_policy_name(nearest)}";r={remaining};t={seconds}'
     return response
+
+
+def moves_in_request() -> int:
+    """How many moves the request sends (1 if it is not a batch the route would take)."""
+    body = request.get_json(silent=True)
+    moves = body.get("moves") if isinstance(body, dict) else None
+    return min(len(moves), 50) if isinstance(moves, list) and moves else 1
 
 
 def _limit(app: Flask, endpoint: str, decorator: object) -> None:

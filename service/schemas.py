@@ -23,6 +23,31 @@ class Strict(Schema):
         unknown = RAISE  # unknown fields are a client error, never silently dropped
 
 
+class StrictBoolean(fields.Boolean):
+    """true or false, as the spec says: not "yes", "no", 1 or 0 (marshmallow's Boolean takes
+    them, and a `truthy={True}` set still holds 1, which equals True)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
+        if type(value) is not bool:
+            raise self.make_error("invalid", input=value)
+        return value
+
+
+class StrictFloat(fields.Float):
+    """A JSON number, as the spec says: not a string holding one ("1.5"), nor true."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> float:
+        if type(value) not in (int, float):
+            raise self.make_error("invalid", input=value)
+        number: float = super()._deserialize(value, attr, data, **kwargs)
+        return number
+
+
+def StrictInteger(**kwargs: Any) -> fields.Integer:  # noqa: N802 (a field, named as fields are)
+    """A JSON integer, as the spec says: not "5", nor 5.0 (marshmallow takes both)."""
+    return fields.Integer(strict=True, **kwargs)
+
+
 class Problem(Strict):
     """An error, as RFC 9457 problem details."""
 
@@ -70,6 +95,10 @@ class PlayerCreated(PlayerOut):
     api_key = fields.String(
         required=True, metadata={"description": "Shown once: send as 'Authorization: Bearer KEY'"}
     )
+
+
+class NoBody(Strict):
+    """A request that takes no fields: no body, or `{}`."""
 
 
 class KeyReplaced(PlayerCreated):
@@ -216,7 +245,7 @@ BOT_LEVEL = r"^(random|greedy|ismcts(-[0-9]{1,6}(ms|it))?)$"
 
 
 class BotSeatIn(Strict):
-    seat = fields.Integer(required=True, validate=validate.Range(min=0, max=9))
+    seat = StrictInteger(required=True, validate=validate.Range(min=0, max=9))
     level = fields.String(load_default="random", validate=validate.Regexp(BOT_LEVEL),
                           metadata={"description": BOT_LEVEL_DESCRIPTION})
 
@@ -241,7 +270,7 @@ class GameCreate(Strict):
         validate=validate.OneOf(sorted(GAMES)),
         metadata={"description": "A game type id"},
     )
-    seats = fields.Integer(required=True, validate=validate.Range(min=1, max=10))
+    seats = StrictInteger(required=True, validate=validate.Range(min=1, max=10))
     options = fields.Dict(load_default=dict)
     bots = fields.List(
         BotSeat(metadata={"openapi": {"oneOf": [
@@ -256,7 +285,7 @@ class GameCreate(Strict):
         metadata={"description": "The seats bots play: a seat number (a random bot) or "
                                  '{"seat": 2, "level": "greedy"}'},
     )
-    join = fields.Boolean(load_default=True, metadata={"description": "Take the first free seat"})
+    join = StrictBoolean(load_default=True, metadata={"description": "Take the first free seat"})
     deadline = fields.Nested(
         "DeadlineIn", load_default=None,
         metadata={"description": "A time per move; without it a seat may take as long as it likes"},
@@ -265,7 +294,7 @@ class GameCreate(Strict):
         load_default=None, validate=validate.Regexp(SEAT_SEED),
         metadata={"description": SEED_DESCRIPTION + " (the creator's seat, with `join`)"},
     )
-    public = fields.Boolean(load_default=True, metadata={
+    public = StrictBoolean(load_default=True, metadata={
         "description": "Anyone may watch it, without an account, as a spectator does (no "
                        "seat's secrets); false: it shows itself to its seats only, and to "
                        "anyone else it is no game (404)"})
@@ -274,7 +303,7 @@ class GameCreate(Strict):
 class DeadlineIn(Strict):
     # The spec says 1 hour, the default shortest (MEEPLE_MIN_MOVE_SECONDS lowers it: tests
     # and private servers); the use case refuses less than the server's own minimum with 422.
-    hours = fields.Float(
+    hours = StrictFloat(
         required=True, validate=validate.Range(min=0, max=MAX_MOVE_SECONDS / 3600,
                                                min_inclusive=False),
         metadata={"minimum": DEFAULT_MIN_MOVE_SECONDS / 3600,
@@ -353,7 +382,7 @@ class GameOut(GameSummaryOut):
 
 
 class ResignRequest(Strict):
-    seat = fields.Integer(validate=validate.Range(min=0, max=9), metadata={
+    seat = StrictInteger(validate=validate.Range(min=0, max=9), metadata={
         "description": "The seat to give up (default: your first seat that has not resigned)"})
 
 
@@ -373,7 +402,7 @@ class GamePage(Strict):
 
 
 class JoinRequest(Strict):
-    seat = fields.Integer(validate=validate.Range(min=0, max=9))
+    seat = StrictInteger(validate=validate.Range(min=0, max=9))
     seed = fields.String(load_default=None, validate=validate.Regexp(SEAT_SEED),
                          metadata={"description": SEED_DESCRIPTION})
 
@@ -392,11 +421,11 @@ class MoveIn(Schema):
 
 
 class MovesRequest(Strict):
-    expected_version = fields.Integer(
+    expected_version = StrictInteger(
         validate=validate.Range(min=0),
         metadata={"description": "The version you saw; or send If-Match"},
     )
-    seat = fields.Integer(validate=validate.Range(min=0, max=9))
+    seat = StrictInteger(validate=validate.Range(min=0, max=9))
     moves = fields.List(
         fields.Nested(MoveIn), required=True, validate=validate.Length(min=1, max=50)
     )
@@ -559,7 +588,9 @@ class MessageCreate(Strict):
         metadata={"pattern": NOT_BLANK,
                   "description": "At most 2,000 characters as sent, and 1 to 500 once "
                   "surrounding whitespace is stripped (the stripped text is what is posted); "
-                  "no control characters but tab and line breaks"},
+                  "no control characters but tab and line breaks, and no format characters "
+                  "(U+200B, U+FEFF, U+202E, ...; a zero-width joiner only inside a word or "
+                  "an emoji)"},
     )
 
 

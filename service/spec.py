@@ -22,7 +22,8 @@ Errors are `application/problem+json` with a stable `code`.
 
 Every JSON body is refused with `400 bad_request`, whatever its schema allows, when it
 nests deeper than 32 levels, holds an integer of more than 20 digits, NaN or Infinity, or
-a string with a lone UTF-16 surrogate. Bodies are at most 64 KB (`413`); a record sent to
+a string with a lone UTF-16 surrogate. Bodies are at most 64 KB (`413`, sent with a
+Content-Length or chunked alike); a record sent to
 `/v1/records/verify` or `/v1/records` at most 4 MB with an API key, 1 MB without, and at
 most 200,000 JSON objects and arrays.
 An id that cannot be a game id (1 to 64 letters, digits, `_` or `-`) names no game: `404`.
@@ -95,8 +96,15 @@ class CommonResponses(BasePlugin):  # type: ignore[misc]
                 responses.setdefault("401", _problem(
                     "No API key, or not one of ours (`unauthorized`)",
                     {"WWW-Authenticate": {"$ref": "#/components/headers/WWW-Authenticate"}}))
+            if (path or "").startswith("/v1/") and not any(str(k) == "422" for k in responses):
+                # service.api.refuse_undeclared_query: a route without query parameters
+                # refuses any.
+                responses["422"] = _problem(
+                    "A query parameter this route does not take (`invalid_request`, with "
+                    "`errors`)")
             if "{game_id}" in (path or ""):
-                responses.setdefault("404", _problem("No such game (`game_not_found`)"))
+                responses.setdefault("404", _problem(
+                    "No such game (`game_not_found`), or a private one you have no seat at"))
             if "requestBody" in operation or method in ("post", "patch"):
                 responses.setdefault("400", _problem(
                     "The body is not acceptable JSON (`bad_request`), or a header is wrong"))

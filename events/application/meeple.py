@@ -13,18 +13,21 @@ before one, can be read in this one file.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import itertools
 import os
 import secrets
 import time
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import redis
-from marshmallow import ValidationError
+from marshmallow import Schema, ValidationError, fields
+from redis.exceptions import LockError
 
 from events.accounts.players import Player, Players, bot_player
 from events.application.dispatch import Dispatcher, NoDispatch, RQDispatcher
@@ -78,6 +81,9 @@ CACHE_SIZE = 512
 MESSAGE_MAX_LENGTH = 500
 # Open tables (waiting for players) that seat one player at most at once.
 MAX_OPEN_GAMES = 20
+# How long a player's open-table count may wait for another request of theirs, and how long
+# a lock left by a process that died holds the next one up.
+QUOTA_LOCK_SECONDS = 10
 # Records imported per player and day: each costs its whole game's storage.
 MAX_IMPORTS_PER_DAY = 50
 
@@ -126,6 +132,7 @@ class Meeple:
         # asks Redis for the version each time, so another process's writes are seen.
         self._tables: LRU[Table] = LRU(CACHE_SIZE)
         self._seeds: LRU[bytes] = LRU(CACHE_SIZE)
+        self._id_secret: bytes | None = None  # keyed_game_id's, read on first use
 
     @classmethod
     def connect(cls, connections: Connections, *, dispatch: bool = True) -> Meeple:
@@ -186,45 +193,86 @@ class Meeple:
         if idempotency_key is None:
             game_id = secrets.token_hex(8)
         else:
-            game_id = hashlib.sha256(f"{player.id}/{idempotency_key}".encode()).hexdigest()[:16]
+            game_id = self.keyed_game_id(player.id, idempotency_key)
             if self.store.exists(game_id):
                 return self._same_creation(game_id, request)
         # A seat that brings no seed gets one made from the server's seed (decide_join).
         joins: list[tuple[Player, int | None, bool, str | None]] = [
             (bot_player(s, level.id), s, True, None) for s, level in levels.items()]
-        self._check_open_quota(player, seats, len(levels) + int(join))
         if join:
             joins.append((player, None, False, seat_seed))
-        seed = self._new_seed()
-        events = _creation(game, game_id, seats, clean_options, rule, joins, seed,
-                           public)  # may refuse
-        stored = self.store.put_seed(game_id, seed)
-        if stored != seed:
-            # A request that died between storing its seed and appending GameCreated left a
-            # seed nobody saw anything of: this retry takes it up and completes the creation.
-            seed = stored
-            events = _creation(game, game_id, seats, clean_options, rule, joins, seed, public)
-        try:
-            result = self.store.append(game_id, 0, events)
-        except VersionConflict:
-            # Only a concurrent retry of the same keyed request can get here first.
-            return self._same_creation(game_id, request)
-        table = self._fold(Table.empty(game_id), result.envelopes, seed)
-        if not join and table.status is Status.OPEN:
-            self.redis.zadd(f"{self.prefix}:hosting:{player.id}", {game_id: time.time()})
-        return self._committed(table, len(result.envelopes), by=player.id)
+        # A table whose seats are all taken at once (bots, the creator) starts: it won't wait.
+        with self._open_quota(player, waits=len(joins) < seats):
+            seed = self._new_seed()
+            events = _creation(game, game_id, seats, clean_options, rule, joins, seed,
+                               public)  # may refuse
+            stored = self.store.put_seed(game_id, seed)
+            if stored != seed:
+                # A request that died between storing its seed and appending GameCreated left
+                # a seed nobody saw anything of: this retry takes it up and completes it.
+                seed = stored
+                events = _creation(game, game_id, seats, clean_options, rule, joins, seed,
+                                   public)
+            try:
+                result = self.store.append(game_id, 0, events)
+            except VersionConflict:
+                # Only a concurrent retry of the same keyed request can get here first.
+                return self._same_creation(game_id, request)
+            table = self._fold(Table.empty(game_id), result.envelopes, seed)
+            if not join and table.status is Status.OPEN:
+                self.redis.zadd(f"{self.prefix}:hosting:{player.id}", {game_id: time.time()})
+            return self._committed(table, len(result.envelopes), by=player.id)
 
-    def _check_open_quota(self, player: Player, seats: int, taken: int) -> None:
+    def keyed_game_id(self, player_id: str, idempotency_key: str) -> str:
+        """The id of the game a keyed creation makes: the same for a retry, and keyed with a
+        server secret, since player ids are public and keys often guessable (a counter):
+        nobody else can compute a private table's id from them."""
+        mac = hmac.new(self._game_id_secret(), f"{player_id}/{idempotency_key}".encode(),
+                       hashlib.sha256)
+        return mac.hexdigest()[:16]
+
+    def _game_id_secret(self) -> bytes:
+        """A secret made once for the whole service (the first process to need it stores it
+        in the control store; every other takes that one), kept in this process."""
+        if self._id_secret is None:
+            key = f"{self.prefix}:secret:game-ids"
+            self.redis.set(key, secrets.token_hex(32), nx=True)
+            stored = self.redis.get(key)
+            assert stored is not None  # just set, unless it was there already
+            self._id_secret = stored if isinstance(stored, bytes) else str(stored).encode()
+        return self._id_secret
+
+    @contextmanager
+    def _open_quota(self, player: Player, waits: bool) -> Iterator[None]:
         """Tables waiting for players cost storage and nobody may make them without end:
         at most MEEPLE_MAX_OPEN_GAMES (20) open tables a player sits at or made at once.
-        `taken`: the seats this one fills at once (bots, and the creator if they join)."""
-        if taken >= seats:
-            return  # this one starts at once: it will not wait
+        When the request at hand leaves one more table waiting for the player (`waits`), the
+        count and the write that adds the table (up to the lobby, where the next count reads
+        it) hold the player's lock: requests of one player racing each other would all read
+        the same count and all pass it."""
+        if not waits:
+            yield
+            return
+        lock = self.redis.lock(f"{self.prefix}:open-quota-lock:{player.id}",
+                               timeout=QUOTA_LOCK_SECONDS, sleep=0.01,
+                               blocking_timeout=QUOTA_LOCK_SECONDS)
+        if not lock.acquire():
+            raise QuotaExceeded("you are opening or joining too many tables at once: wait "
+                                "for those requests to be answered, then try again")
+        try:
+            self._check_open_quota(player)
+            yield
+        finally:
+            with suppress(LockError):  # held past its timeout: another holds it now
+                lock.release()
+
+    def _check_open_quota(self, player: Player) -> None:
         limit = int(os.environ.get("MEEPLE_MAX_OPEN_GAMES") or MAX_OPEN_GAMES)
         waiting = self.lobby.open_tables(player.id) + self._hosted_open(player.id)
         if waiting >= limit:
             raise QuotaExceeded(f"you have {waiting} tables waiting for players (at most "
-                                f"{limit}): start or fill one before you open another")
+                                f"{limit}): start or fill one before you open or join "
+                                "another")
 
     def _hosted_open(self, player_id: str) -> int:
         """How many open tables the player made without a seat (`join=false`): the streams
@@ -287,20 +335,30 @@ class Meeple:
               key: str | None, request_hash: str) -> Table:
         for attempt in range(_RETRIES):
             table = self.load(game_id)
+            if table.status is not Status.OPEN:
+                # An open private table takes whoever has its id (the id is the invitation);
+                # any other is, to a stranger, no game.
+                self._check_shown(table, player)
             server_seed = self._seed(game_id) if table.dealing == "seats" else None
             events = decide_join(table, player.id, player.name, seat, seed=seat_seed,
                                  server_seed=server_seed)
-            try:
-                result = self.store.append(game_id, table.version, events, idempotency_key=key,
-                                           request_hash=request_hash)
-            except VersionConflict:
-                if attempt == _RETRIES - 1:
-                    raise
-                continue
-            if result.replayed:
-                return self._replay(game_id, result.envelopes)
-            joined = self._fold(table, result.envelopes, self._seed(game_id))
-            return self._committed(joined, len(result.envelopes), before=table, by=player.id)
+            # A join that does not start the game leaves one more table waiting for the
+            # player (unless they sat there already): the quota of open tables applies.
+            waits = (not table.seats_of(player.id)
+                     and not any(event.type == "GameStarted" for event in events))
+            with self._open_quota(player, waits):
+                try:
+                    result = self.store.append(game_id, table.version, events,
+                                               idempotency_key=key, request_hash=request_hash)
+                except VersionConflict:
+                    if attempt == _RETRIES - 1:
+                        raise
+                    continue
+                if result.replayed:
+                    return self._replay(game_id, result.envelopes)
+                joined = self._fold(table, result.envelopes, self._seed(game_id))
+                return self._committed(joined, len(result.envelopes), before=table,
+                                       by=player.id)
         raise AssertionError("unreachable")
 
     def play_moves(
@@ -329,6 +387,7 @@ class Meeple:
         for attempt in range(_RETRIES):
             trusted = self._cached_at(game_id, expected_version) if attempt == 0 else None
             table = loaded = trusted or self.load(game_id)
+            self._check_shown(table, player)
             if expected_version is not None and expected_version != table.version:
                 raise VersionConflict(current=table.version)
             decision = decide_moves(table, player.id, seat, moves, seed)
@@ -390,6 +449,7 @@ class Meeple:
                 request_hash: str) -> Table:
         for attempt in range(_RETRIES):
             table = self.load(game_id)
+            self._check_shown(table, player)
             mine = table.seats_of(player.id)
             if not mine or (seat is not None and seat not in mine):
                 raise NotSeated("you have no seat at this table" if not mine
@@ -628,6 +688,12 @@ class Meeple:
             return None
         return table
 
+    def _check_shown(self, table: Table, player: Player) -> None:
+        """A private table is, to a player without a seat at it, no game (404), before any
+        error that would tell that it exists or what state it is in."""
+        if not table.public and not table.seats_of(player.id):
+            raise self.not_shown(table.id)
+
     def not_shown(self, game_id: str) -> GameNotFound:
         """What a private game is to whoever has no seat at it: exactly no game."""
         return GameNotFound(f"no game {game_id}")
@@ -651,8 +717,12 @@ class Meeple:
 
     @staticmethod
     def _validate_options(game: Game, options: dict[str, Any]) -> dict[str, Any]:
+        schema = game.options()
         try:
-            loaded: dict[str, Any] = game.options().load(options)
+            wrong = _loosely_typed_options(schema, options)
+            if wrong:
+                raise ValidationError(wrong)
+            loaded: dict[str, Any] = schema.load(options)
         except ValidationError as err:
             raise InvalidOptions(f"invalid options for {game.id}: {err.messages}") from None
         return loaded
@@ -681,6 +751,7 @@ class Meeple:
               request_hash: str) -> MessageResult:
         for attempt in range(_RETRIES):
             table = self.load(game_id)
+            self._check_shown(table, player)
             seats = table.seats_of(player.id)
             if not seats:
                 raise NotSeated("only players seated at this table may post messages")
@@ -711,7 +782,45 @@ def message_problem(clean: str) -> str | None:
                 f"whitespace is stripped; this one is {len(clean)}")
     if any(unicodedata.category(c) == "Cc" and c not in "\t\n\r" for c in clean):
         return "a message holds no control characters but tab and line breaks"
+    hidden = next((c for i, c in enumerate(clean) if _hidden_format(clean, i)), None)
+    if hidden is not None:
+        # As in names: invisible, they make a message look empty or run backwards (U+202E).
+        return (f"a message holds no format characters such as U+200B, U+FEFF or U+202E "
+                f"(found U+{ord(hidden):04X})")
     return None
+
+
+def without_hidden_format(text: str) -> str:
+    """`text` less the format characters table talk refuses (`message_problem`): what a mail
+    client slips into a reply (a zero-width space, a byte-order mark) is not the player's."""
+    return "".join(c for i, c in enumerate(text) if not _hidden_format(text, i))
+
+
+def _hidden_format(text: str, index: int) -> bool:
+    """Whether text[index] is a format character (Cf) other than a zero-width joiner inside
+    a word or an emoji sequence (👩‍💻 is three characters, the joiner in between)."""
+    if unicodedata.category(text[index]) != "Cf":
+        return False
+    if text[index] != "\u200d" or not 0 < index < len(text) - 1:
+        return True
+    return not all(_visible(text[index + side]) for side in (-1, 1))
+
+
+def _visible(char: str) -> bool:
+    return not char.isspace() and unicodedata.category(char) not in ("Cc", "Cf")
+
+
+def _loosely_typed_options(schema: Schema, options: dict[str, Any]) -> dict[str, str]:
+    """Options whose JSON type is not the one their field says: marshmallow would take "yes"
+    or 1 for a boolean and "5" or 5.0 for an integer, which the spec does not allow."""
+    wrong = {}
+    for name, value in options.items():
+        field = schema.fields.get(name)
+        if isinstance(field, fields.Boolean) and type(value) is not bool:
+            wrong[name] = "must be true or false"
+        elif isinstance(field, fields.Integer) and type(value) is not int:
+            wrong[name] = "must be an integer"
+    return wrong
 
 
 def _bot_levels(bots: Sequence[int | dict[str, Any]], seats: int) -> dict[int, Level]:

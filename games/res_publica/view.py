@@ -142,16 +142,20 @@ def determinize(state: State, seat: int, rng: Rng) -> State:
         for card, n in hand.items():
             remove(unseen, card, n)
     hands = {s: dict(kept[s]) for s in others}
+    # The hands whose split is known are dealt first: those whose split is not then take
+    # the same cards together, whichever split the true hands have (`_mix_splits`).
+    mixed = [s for s in others if split_unknown(state, seat, s)]
+    order = [s for s in others if s not in mixed] + mixed
     new = dict(state)
     new["decks"] = {}
     for deck in state["decks"]:
         pool = [c for c in CARD_IDS if DECK[c] == deck for _ in range(unseen.get(c, 0))]
         rng.shuffle(pool)
-        for s in others:
+        for s in order:
             for _ in range(held[s][deck] - sum(n for c, n in kept[s].items() if DECK[c] == deck)):
                 add(hands[s], pool.pop())
         new["decks"][deck] = pool
-    _mix_splits(hands, kept, [s for s in others if split_unknown(state, seat, s)], rng)
+    _mix_splits(hands, kept, mixed, rng)
     seats = new["seats"] = list(state["seats"])
     for s in others:
         seats[s] = {**seats[s], "hand": {c: hands[s][c] for c in CARD_IDS if c in hands[s]}}

@@ -7,6 +7,7 @@ from typing import Any
 import flask
 import flask_smorest
 import marshmallow as ma
+from flask import request
 from webargs import core
 from webargs.flaskparser import FlaskParser, abort, is_json_request
 
@@ -60,3 +61,24 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
             return register(func)
 
         return decorator
+
+
+def declares_query(view: Any) -> bool:
+    """Whether a route reads query parameters (a query schema of its own)."""
+    parameters = getattr(view, "_apidoc", {}).get("arguments", {}).get("parameters", [])
+    return any(parameter.get("in") == "query" for parameter in parameters)
+
+
+def refuse_undeclared_query() -> None:
+    """A route of the API without a query schema refuses every query parameter, as those
+    with one refuse the parameters it does not name (StrictParser): a misspelt `?limt=5` is
+    an error, never silently ignored."""
+    if not request.args or not request.path.startswith("/v1/") or request.method == "OPTIONS":
+        return
+    view = flask.current_app.view_functions.get(request.endpoint or "")
+    if view is not None and not declares_query(view):
+        abort(422, messages={"query": {name: ["Unknown field."] for name in request.args}})
+
+
+def init_app(app: flask.Flask) -> None:
+    app.before_request(refuse_undeclared_query)

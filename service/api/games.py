@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from flask import Response, request
@@ -43,12 +44,16 @@ OPTIONAL_BEARER: list[dict[str, list[str]]] = [{}, {"bearerAuth": []}]
 IDEMPOTENCY_KEY_MAX = 200
 IDEMPOTENCY = {"name": "Idempotency-Key", "in": "header", "required": False,
                "schema": {"type": "string", "minLength": 1, "maxLength": IDEMPOTENCY_KEY_MAX},
-               "description": "Retrying with the same key returns the first result"}
+               "description": "Retrying with the same key returns the first result. A key "
+                              "is yours alone, and on a game's routes names one request "
+                              "at that game: the same key at another game is another "
+                              "request"}
 IF_MATCH = {"name": "If-Match", "in": "header", "required": False,
-            "schema": {"type": "string", "pattern": r'^(\*|"[0-9]{1,20}")$'},
+            "schema": {"type": "string", "pattern": r'^(\*|"(0|[1-9][0-9]{0,19})")$'},
             "description": "The game's ETag (its version), e.g. `\"12\"`: same as "
                            "`expected_version` (both: they must agree, else 400). Compared "
-                           "strongly (RFC 9110 13.1.1): a weak tag `W/\"12\"` is a 412. "
+                           "strongly (RFC 9110 13.1.1), as exact text: a weak tag "
+                           "`W/\"12\"` or `\"0012\"` is a 412. "
                            "`*`: whatever the version"}
 
 
@@ -165,9 +170,13 @@ def get_game(query: dict[str, Any], game_id: str) -> Any:
 @blp.arguments(JoinRequest)
 @blp.response(200, GameOut, headers=ETAG)
 @blp.alt_response(409, **CONFLICT, description="The seat is taken (`seat_taken`), the game "
-                  "is full (`game_full`) or has started")
+                  "is full (`game_full`) or has started, or you have as many tables waiting "
+                  "for players as you may and this one would still wait (`quota_exceeded`)")
 def join_game(body: dict[str, Any], game_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
-    """Take a seat (a given one, or the first free). The game starts when every seat is taken."""
+    """Take a seat (a given one, or the first free). The game starts when every seat is taken.
+
+    A private table waiting for players takes anyone who has its id (the id is the
+    invitation); to a stranger, a private table that has started is no game (404)."""
     player = current_player()
     table = meeple().join_game(player, game_id, body.get("seat"), idempotency_key(),
                                body["seed"])
@@ -227,9 +236,14 @@ def expected_version(in_body: int | None) -> int | None:
     if not strong and tags.as_set(include_weak=True):
         raise PreconditionFailed('If-Match compares ETags strongly (RFC 9110 13.1.1): a weak '
                                  'tag such as W/"12" never matches; send "12"')
-    if len(strong) != 1 or not strong[0].isdigit() or len(strong[0]) > 20:
+    if len(strong) != 1 or not re.fullmatch("[0-9]{1,20}", strong[0]):
         raise BadRequest('If-Match must be one ETag of this game, e.g. "12", or *')
     version = int(strong[0])
+    if strong[0] != str(version):
+        # Strong comparison is of the exact text: "0012" is not "12", and matches no version.
+        raise PreconditionFailed(f'If-Match compares ETags as exact text: "{strong[0]}" is '
+                                 f'no ETag of this game (they read "{version}", without '
+                                 'leading zeros)')
     if in_body is not None and in_body != version:
         raise BadRequest(f"If-Match says version {version} and expected_version says "
                          f"{in_body}: send one, or the same in both")
@@ -244,8 +258,9 @@ def expected_version(in_body: int | None) -> int | None:
 @blp.alt_response(409, **CONFLICT, description="Someone moved first (`version_conflict`, with "
                   "`current_version`: read the game and send again), `not_your_turn`, "
                   "`game_not_started` or `game_over` (`game_archived` once archived)")
-@blp.alt_response(412, **CONFLICT, description="If-Match held a weak ETag "
-                  "(`precondition_failed`): If-Match compares strongly")
+@blp.alt_response(412, **CONFLICT, description="If-Match held a weak ETag, or one that is "
+                  "no ETag of a game such as `\"0012\"` (`precondition_failed`): If-Match "
+                  "compares strongly, as exact text")
 def play_moves(body: dict[str, Any], game_id: str) -> Any:
     """Play one or several moves, all or nothing, guarded by the version you saw."""
     player = current_player()

@@ -16,6 +16,7 @@ from service.errors import PROBLEM
 from service.schemas import (
     EmailConfirm,
     KeyReplaced,
+    NoBody,
     PlayerCreate,
     PlayerCreated,
     Problem,
@@ -61,8 +62,9 @@ def profile_out(player: Player, profile: Profile) -> dict[str, Any]:
 
 @blp.route("/me/keys", methods=["POST"])
 @blp.doc(security=BEARER, parameters=[IDEMPOTENCY])
+@blp.arguments(NoBody, required=False)
 @blp.response(201, KeyReplaced)
-def replace_key() -> dict[str, Any]:
+def replace_key(_: dict[str, Any]) -> dict[str, Any]:
     """Replace your API key: the answer holds a new key, and the key this request was sent
     with stops working at once, in every process. Send an `Idempotency-Key`: should the
     answer be lost, the same request (with the old key and the same Idempotency-Key) answers

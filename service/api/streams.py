@@ -23,7 +23,10 @@ from events.application import live
 from service.api import Blueprint
 from service.api.games import BEARER, OPTIONAL_BEARER
 from service.auth import current_player, meeple, reader_seats
+from service.errors import PROBLEM
 from service.schemas import Strict
+from service.spec import LIMIT_HEADERS, RETRY_AFTER
+from service.stream_slots import Slot, take_slot
 
 blp = Blueprint("streams", __name__, url_prefix="/v1",
                 description="Live streams of a game's events and of your turns")
@@ -63,10 +66,26 @@ class StreamHeaders(Schema):  # not Strict: every request has headers of its own
 
 
 def _content(framing: str) -> dict[str, Any]:
-    """The two media types a stream answers in, for the spec."""
+    """The two media types a stream answers in, for the spec, and the caps' refusals
+    (service.stream_slots)."""
     schema = {"type": "string", "description": framing}
     return {"200": {"description": "A live stream (it stays open)",
-                    "content": {SSE: {"schema": schema}, NDJSON: {"schema": schema}}}}
+                    "content": {SSE: {"schema": schema}, NDJSON: {"schema": schema}}},
+            "429": _refusal(
+                "Too many requests (`rate_limited`), or you hold as many live streams as a "
+                "caller may at once (`too_many_streams`: MEEPLE_STREAMS_PER_CALLER, 10 by "
+                "default, per player, or per client address without a key): close one, or "
+                "wait Retry-After seconds", {**RETRY_AFTER, **LIMIT_HEADERS}),
+            "503": _refusal(
+                "This server process holds as many live streams as it may (`streams_full`: "
+                "MEEPLE_STREAMS_PER_PROCESS, 500 by default), the game store is unavailable "
+                "(`store_unavailable`) or the archive cannot be read "
+                "(`archive_unavailable`): retry after Retry-After seconds")}
+
+
+def _refusal(description: str, headers: dict[str, Any] = RETRY_AFTER) -> dict[str, Any]:
+    return {"description": description, "headers": headers,
+            "content": {PROBLEM: {"schema": {"$ref": "#/components/schemas/Problem"}}}}
 
 
 @blp.route("/games/<game_id>/stream", methods=["GET"])
@@ -121,25 +140,35 @@ def notice_frame(notice: live.Notice, ndjson: bool) -> str:
 
 def stream(follower: Iterable[list[Any]], frame: Callable[[Any, bool], str]) -> Response:
     """The follower's batches as a streaming answer, in the media type the client asked
-    for. One write per batch; an empty batch is a keepalive."""
+    for. One write per batch; an empty batch is a keepalive. The stream holds a slot under
+    the caps (service.stream_slots) from here until it ends or its client goes away."""
     ndjson = request.accept_mimetypes.best_match([SSE, NDJSON], default=SSE) == NDJSON
-    keepalive = "\n" if ndjson else ": keepalive\n\n"
-
-    def chunks() -> Iterator[str]:
-        yield keepalive  # at once: the client sees the headers before the first event
-        try:
-            for batch in follower:
-                yield "".join(frame(item, ndjson) for item in batch) if batch else keepalive
-        except redis.RedisError as error:  # too late for a problem: end, the client resumes
-            log.warning("stream ended: redis unavailable", error=repr(error))
-        except Exception:  # likewise: logged, and the stream ends
-            log.exception("stream ended by an error")
-
     headers = {"Cache-Control": "private, no-cache", "X-Accel-Buffering": "no"}
     if request.method == "HEAD":
         return Response(status=200, mimetype=NDJSON if ndjson else SSE, headers=headers)
-    return Response(stream_with_context(chunks()), mimetype=NDJSON if ndjson else SSE,
-                    headers=headers)
+    slot = take_slot()
+    response = Response(stream_with_context(chunks(follower, frame, ndjson, slot)),
+                        mimetype=NDJSON if ndjson else SSE, headers=headers)
+    # The server closes the answer when the stream ends and when a write finds the client
+    # gone; also if it is never iterated at all.
+    response.call_on_close(slot.release)
+    return response
+
+
+def chunks(follower: Iterable[list[Any]], frame: Callable[[Any, bool], str], ndjson: bool,
+           slot: Slot) -> Iterator[str]:
+    keepalive = "\n" if ndjson else ": keepalive\n\n"
+    try:
+        yield keepalive  # at once: the client sees the headers before the first event
+        for batch in follower:
+            slot.renew()
+            yield "".join(frame(item, ndjson) for item in batch) if batch else keepalive
+    except redis.RedisError as error:  # too late for a problem: end, the client resumes
+        log.warning("stream ended: redis unavailable", error=repr(error))
+    except Exception:  # likewise: logged, and the stream ends
+        log.exception("stream ended by an error")
+    finally:
+        slot.release()
 
 
 # --- settings ------------------------------------------------------------------------------

@@ -5,9 +5,13 @@ its player something new ends a batch, decided without looking at the hidden tru
 
 from __future__ import annotations
 
+import hashlib
+import random
+
 import pytest
 import redis
 
+import games.information as information
 from events.accounts.players import Player
 from events.application.meeple import Meeple
 from events.domain.table import Table
@@ -143,3 +147,26 @@ def test_whether_a_move_reveals_does_not_depend_on_the_hidden_truth(game_type: s
         state, _ = game.play(state, seat, random_move(game, state, seat, rng),
                              Rng(b"deal", version))
     assert checked > 100
+
+
+def test_a_reveal_that_four_samples_let_through_is_caught() -> None:
+    """Session 35's audit: with 4 samples of the player's information set, moves whose
+    outcome has one likely value (a Trajan legion or camp: which province tile or which
+    demand comes up) were let through some 8 % of the time, and a player may try again
+    after every message. Here are two such moves, found by random play: 64 samples show
+    they reveal, 4 let them through with this key; `games.information.SAMPLES` catches them."""
+    game = get_game("trajan")
+    pick = random.Random(100)
+    state = game.setup(2, {}, Rng(bytes([50]) * 32, 0))
+    for step in range(119):
+        seat = min(game.actors(state))
+        state, _ = game.play(state, seat, pick.choice(game.legal_moves(state, seat)),
+                             Rng(bytes([50]) * 32, step + 1))
+    seat = min(game.actors(state))
+    moves = {m["id"]: m for m in game.legal_moves(state, seat)}
+    for move_id in ("military:camp", "military:legion"):
+        key = hashlib.sha256(f"0/119/{move_id}".encode()).digest()
+        assert reveals(game, state, seat, moves[move_id], key)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(information, "SAMPLES", 4)
+            assert not reveals(game, state, seat, moves[move_id], key)

@@ -43,7 +43,7 @@ def test_a_creation_killed_between_its_writes_is_invisible_and_its_retry_complet
                            capture_output=True, text=True, timeout=60)
     assert child.returncode == 9, child.stderr  # died at the crash point
     app = Meeple(redis_client, events=events)
-    game_id = hashlib.sha256(f"{ALICE.id}/k1".encode()).hexdigest()[:16]
+    game_id = app.keyed_game_id(ALICE.id, "k1")  # the secret is in Redis: the child's id
     orphan = app.store.get_seed(game_id)
     assert orphan is not None  # the first write happened ...
     assert not app.store.exists(game_id) and game_id not in set(app.store.game_ids())

@@ -17,7 +17,7 @@ from tests.service.conftest import RP, Caller
 def test_a_retry_completes_a_creation_that_died_between_its_seed_and_its_first_event(
         app, alice: Caller):
     meeple: Meeple = app.extensions["meeple"]
-    game_id = hashlib.sha256(f"{alice.id}/k1".encode()).hexdigest()[:16]
+    game_id = meeple.keyed_game_id(alice.id, "k1")
     leftover = b"\x07" * 32
     meeple.store.put_seed(game_id, leftover)  # all the first request wrote before it died
     body = {"type": RP, "seats": 2}

@@ -152,3 +152,19 @@ def parse_ratelimit(header: str, policy: str) -> tuple[int, int]:
     assert name == f'"{policy}"', header
     values = dict(param.split("=") for param in params)
     return int(values["r"]), int(values["t"])
+
+
+def test_moves_are_counted_one_by_one_however_they_are_batched(redis_url, redis_client):
+    """Each move of a batch but the last is first played in 16 imagined worlds
+    (games.information): a batch of 50 costs what 50 moves do, and is counted so."""
+    app = create_app({"REDIS_URL": redis_url, "DISPATCH": False,
+                      "RATELIMIT_PER_CALLER": "100 per minute", "RATELIMIT_MOVES": "6 per minute"})
+    client = app.test_client()
+    alice = Caller(client, "alice")
+    game = alice.create(seats=2)
+    moves = f"/v1/games/{game['id']}/moves"
+    batch = {"expected_version": game["version"], "moves": [{"id": "nope"}] * 5}
+    assert alice.post(moves, batch).status_code != 429  # 5 of 6
+    one_more = alice.post(moves, {**batch, "moves": [{"id": "nope"}] * 2})
+    assert one_more.status_code == 429 and one_more.json["code"] == "rate_limited"
+    assert alice.get("/v1/players/me").status_code == 200  # other routes go on

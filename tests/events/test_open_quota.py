@@ -1,0 +1,65 @@
+"""The open-table quota (MEEPLE_MAX_OPEN_GAMES) holds under concurrent requests of one player
+(the count and the write that adds a table are one step per player), and joining a table that
+then still waits for players counts as opening one."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+import redis
+
+from events.accounts.players import Player
+from events.application.meeple import Meeple
+from events.exceptions import QuotaExceeded
+from events.store.clients import EventsClient
+
+RP = "res-publica-2230ad"
+LIMIT = 3
+ALICE, BOB, CAROL = Player("p_alice", "alice"), Player("p_bob", "bob"), Player("p_carol", "carol")
+
+
+@pytest.fixture(autouse=True)
+def small_quota(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEEPLE_MAX_OPEN_GAMES", str(LIMIT))
+
+
+def test_concurrent_creations_stop_at_the_quota(redis_client: redis.Redis,
+                                                events_redis: EventsClient) -> None:
+    # One use case per thread, as in as many API processes.
+    apps = [Meeple(redis_client, events=events_redis) for _ in range(16)]
+    start = threading.Barrier(len(apps))
+    outcomes: list[str] = []
+
+    def create(app: Meeple) -> None:
+        start.wait()
+        try:
+            app.create_game(ALICE, RP, 4)
+            outcomes.append("created")
+        except QuotaExceeded:
+            outcomes.append("refused")
+
+    threads = [threading.Thread(target=create, args=(app,)) for app in apps]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert outcomes.count("created") == LIMIT, outcomes
+    assert apps[0].lobby.open_tables(ALICE.id) == LIMIT
+
+
+def test_joining_a_table_that_still_waits_counts_toward_the_quota(
+        redis_client: redis.Redis, events_redis: EventsClient) -> None:
+    app = Meeple(redis_client, events=events_redis)
+    for _ in range(LIMIT):
+        app.create_game(ALICE, RP, 4)
+    waiting = app.create_game(BOB, RP, 4)
+    with pytest.raises(QuotaExceeded):
+        app.join_game(ALICE, waiting.id)
+    assert ALICE.id not in [s.player_id for s in app.load(waiting.id).seats]
+    # A join that starts the game leaves nothing waiting: allowed at the quota.
+    last_seat = app.create_game(BOB, RP, 2)
+    assert app.join_game(ALICE, last_seat.id).status.value == "active"
+    # Under the quota, a join that leaves the table waiting is fine.
+    app.join_game(CAROL, waiting.id)
+    assert app.lobby.open_tables(CAROL.id) == 1
