@@ -104,3 +104,12 @@ def test_the_deal_luck_tool_plays_the_tournaments_deals_again(tmp_path: Path) ->
         cwd=REPO_ROOT, capture_output=True, text=True, timeout=60,
     )
     assert other.returncode == 2 and "other deals" in other.stderr  # a usage error, not a crash
+
+
+def test_the_batch_check_benchmark_times_both_kinds_of_move() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.batch_check", "trappist-one", "--moves", "30",
+         "--worlds", "2"], capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    (line,) = [line for line in done.stdout.splitlines() if "worlds trappist-one" in line]
+    assert line.startswith("  2 worlds trappist-one: 30 moves,") and " reveal; " in line
