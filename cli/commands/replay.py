@@ -169,7 +169,8 @@ def apply(replay: Replay, word: str, argument: str, version: int,
 @click.argument("record_file", metavar="RECORD.json",
                 type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--as", "as_seat", default=ALL, show_default=True, metavar="SEAT|all",
-              help="Whose view to show: a seat number, or all (the whole state).")
+              help="Whose view to show: a seat number, or all (every seat's view and the "
+                   "spectator's; the decks stay face down, their order is not shown).")
 @click.option("--at", "at_version", type=int, default=1, show_default=True, metavar="VERSION",
               help="The version to start at.")
 def replay(record_file: Path, as_seat: str, at_version: int) -> None:
