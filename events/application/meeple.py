@@ -81,9 +81,10 @@ CACHE_SIZE = 512
 MESSAGE_MAX_LENGTH = 500
 # Open tables (waiting for players) that seat one player at most at once.
 MAX_OPEN_GAMES = 20
-# How long a player's open-table count may wait for another request of theirs, and how long
-# a lock left by a process that died holds the next one up.
-QUOTA_LOCK_SECONDS = 10
+# How long a lock on a player's open-table count lives: what a lock left by a process that
+# died holds the next request up (the count and the write take milliseconds). A request
+# waits twice that for it, so a dead holder's lock always expires while it waits.
+QUOTA_LOCK_SECONDS = 5
 # Records imported per player and day: each costs its whole game's storage.
 MAX_IMPORTS_PER_DAY = 50
 
@@ -255,7 +256,7 @@ class Meeple:
             return
         lock = self.redis.lock(f"{self.prefix}:open-quota-lock:{player.id}",
                                timeout=QUOTA_LOCK_SECONDS, sleep=0.01,
-                               blocking_timeout=QUOTA_LOCK_SECONDS)
+                               blocking_timeout=2 * QUOTA_LOCK_SECONDS)
         if not lock.acquire():
             raise QuotaExceeded("you are opening or joining too many tables at once: wait "
                                 "for those requests to be answered, then try again")
