@@ -334,7 +334,7 @@ class Meeple:
 
     def _join(self, player: Player, game_id: str, seat: int | None, seat_seed: str | None,
               key: str | None, request_hash: str) -> Table:
-        for attempt in range(_RETRIES):
+        def attempt() -> Table:
             table = self.load(game_id)
             if table.status is not Status.OPEN:
                 # An open private table takes whoever has its id (the id is the invitation);
@@ -348,19 +348,14 @@ class Meeple:
             waits = (not table.seats_of(player.id)
                      and not any(event.type == "GameStarted" for event in events))
             with self._open_quota(player, waits):
-                try:
-                    result = self.store.append(game_id, table.version, events,
-                                               idempotency_key=key, request_hash=request_hash)
-                except VersionConflict:
-                    if attempt == _RETRIES - 1:
-                        raise
-                    continue
+                result = self.store.append(game_id, table.version, events,
+                                           idempotency_key=key, request_hash=request_hash)
                 if result.replayed:
                     return self._replay(game_id, result.envelopes)
                 joined = self._fold(table, result.envelopes, self._seed(game_id))
                 return self._committed(joined, len(result.envelopes), before=table,
                                        by=player.id)
-        raise AssertionError("unreachable")
+        return _on_the_latest_version(attempt)
 
     def play_moves(
         self,
@@ -425,15 +420,11 @@ class Meeple:
         TurnTimedOut and the table's consequence, in one append. StaleDeadline when that turn
         is over, DeadlineNotDue before its time (the caller may try again later)."""
         seed = self._seed(game_id)
-        for attempt in range(_RETRIES):
+        def attempt() -> Table:
             table = self.load(game_id)
             decision = decide_timeout(table, seat, started, seed, self.clock(), time.monotonic)
-            try:
-                return self._append_decision(table, decision, seed)
-            except VersionConflict:
-                if attempt == _RETRIES - 1:
-                    raise
-        raise AssertionError("unreachable")
+            return self._append_decision(table, decision, seed)
+        return _on_the_latest_version(attempt)
 
     def resign(self, player: Player, game_id: str, seat: int | None = None,
                idempotency_key: str | None = None) -> Table:
@@ -448,24 +439,20 @@ class Meeple:
 
     def _resign(self, player: Player, game_id: str, seat: int | None, key: str | None,
                 request_hash: str) -> Table:
-        for attempt in range(_RETRIES):
+        def attempt() -> Table:
             table = self.load(game_id)
             self._check_shown(table, player)
             mine = table.seats_of(player.id)
             if not mine or (seat is not None and seat not in mine):
                 raise NotSeated("you have no seat at this table" if not mine
                                 else f"seat {seat} is not yours")
-            if seat is None:
-                seat = next((s for s in mine if s not in table.resigned), mine[0])
-            decision = decide_resign(table, seat, player.id)
-            try:
-                return self._append_decision(table, decision, self._seed(game_id),
-                                             by=player.id, idempotency_key=key,
-                                             request_hash=request_hash)
-            except VersionConflict:
-                if attempt == _RETRIES - 1:
-                    raise
-        raise AssertionError("unreachable")
+            chosen = seat if seat is not None else next(
+                (s for s in mine if s not in table.resigned), mine[0])
+            decision = decide_resign(table, chosen, player.id)
+            return self._append_decision(table, decision, self._seed(game_id),
+                                         by=player.id, idempotency_key=key,
+                                         request_hash=request_hash)
+        return _on_the_latest_version(attempt)
 
     def play_for_seat(self, game_id: str, seat: int, moves: list[Move],
                       expected_version: int) -> Table:
@@ -750,20 +737,15 @@ class Meeple:
 
     def _post(self, player: Player, game_id: str, clean: str, key: str | None,
               request_hash: str) -> MessageResult:
-        for attempt in range(_RETRIES):
+        def attempt() -> MessageResult:
             table = self.load(game_id)
             self._check_shown(table, player)
             seats = table.seats_of(player.id)
             if not seats:
                 raise NotSeated("only players seated at this table may post messages")
             event = NewEvent("MessagePosted", {"seat": seats[0], "text": clean}, player.id)
-            try:
-                result = self.store.append(game_id, table.version, [event],
-                                           idempotency_key=key, request_hash=request_hash)
-            except VersionConflict:
-                if attempt == _RETRIES - 1:
-                    raise
-                continue
+            result = self.store.append(game_id, table.version, [event],
+                                       idempotency_key=key, request_hash=request_hash)
             if result.replayed:
                 return MessageResult(self._replay(game_id, result.envelopes),
                                      result.envelopes[0], True)
@@ -772,7 +754,18 @@ class Meeple:
                                         by=player.id)
             self.dispatcher.after_message(committed, result.envelopes[0])
             return MessageResult(committed, result.envelopes[0], False)
-        raise AssertionError("unreachable")
+        return _on_the_latest_version(attempt)
+
+
+def _on_the_latest_version(attempt: Callable[[], _R]) -> _R:
+    """Optimistic concurrency for a use case that loads a table, decides and appends at the
+    version it loaded: when another writer appended first (the store's VersionConflict; the
+    append is the one step of an attempt that raises it, and nothing is written before it),
+    decide again on the table as it now is, up to _RETRIES attempts in all."""
+    for _ in range(_RETRIES - 1):
+        with suppress(VersionConflict):
+            return attempt()
+    return attempt()
 
 
 def message_problem(clean: str) -> str | None:
