@@ -96,6 +96,12 @@ loglevel = os.environ.get("MEEPLE_LOG_LEVEL", "info").lower()
 # gunicorn's own lines as JSON, through the same masking of secrets as the app's.
 logger_class = "service.gunicorn_logger.GunicornLogger"
 
+# What gunicorn refuses itself (a request line or headers too long, a malformed request)
+# is answered as problem+json like every other error, not in gunicorn's HTML.
+from service.gunicorn_errors import install as _problem_json_refusals  # noqa: E402
+
+_problem_json_refusals()
+
 # Gunicorn >= 25 opens a control socket at ~/.gunicorn/gunicorn.ctl by default.
 # Several instances on one host (api, bench, tests) would share that one path,
 # and nothing here uses it: systemd and `meeple run` drive gunicorn by signals.
