@@ -90,6 +90,13 @@ class NotReplicated(MeepleError):
     code = "not_replicated"
 
 
+class KeysUnavailable(MeepleError):
+    """The server's signing keys (events.records.keys.Keyring) cannot be read or written: a
+    record cannot be signed or the keys listed until an operator fixes the directory."""
+
+    code = "keys_unavailable"
+
+
 class ArchiveUnavailable(MeepleError):
     """The archive of finished games (events.store.archive_stores) cannot be reached, or holds
     a damaged document: the game is not gone, only out of reach for now."""

@@ -42,6 +42,7 @@ _STATUS: list[tuple[type[ex.MeepleError], int]] = [
     (ex.WrongCode, 422),
     (ex.NotReplicated, 503),
     (ex.ArchiveUnavailable, 503),
+    (ex.KeysUnavailable, 503),
 ]
 
 # HTTP errors raised by Flask, webargs or Flask-Limiter → stable codes.

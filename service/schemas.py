@@ -501,8 +501,11 @@ class StateOut(Strict):
 
 
 class Health(Strict):
-    status = fields.String(required=True)
+    status = fields.String(required=True, metadata={"description": "ok, or degraded"})
     redis = fields.Boolean(required=True)
+    keys = fields.Boolean(required=True, metadata={
+        "description": "Whether the server can sign records: MEEPLE_KEYS_DIR holds a key or "
+                       "can take its first one"})
 
 
 # --- records ---------------------------------------------------------------------------------

@@ -21,13 +21,19 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import structlog
 from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from events.exceptions import KeysUnavailable
+
+log = structlog.get_logger()
 
 ALG = "Ed25519"
 CURRENT = "current"
@@ -104,15 +110,30 @@ class Keyring:
         self._private: dict[str, Ed25519PrivateKey] = {}  # keys never change once written
 
     def current(self) -> tuple[str, Ed25519PrivateKey]:
-        """The key that signs new records; the first call on an empty directory makes it."""
-        key_id = self._current_id()
-        if key_id is None:
-            key_id = self._create_first()
-        return key_id, self._load_private(key_id)
+        """The key that signs new records; the first call on an empty directory makes it.
+        KeysUnavailable when the directory cannot be read or written."""
+        with self._or_unavailable():
+            key_id = self._current_id()
+            if key_id is None:
+                key_id = self._create_first()
+            return key_id, self._load_private(key_id)
 
     def has_current(self) -> bool:
         """Whether a current key exists (without making one)."""
         return self._current_id() is not None
+
+    def usable(self) -> bool:
+        """Whether this keyring can sign: it has a current key, or can make its first one
+        (its directory, or the nearest one that exists above it, is writable). Makes nothing."""
+        try:
+            if self.has_current():
+                return True
+        except (OSError, RuntimeError):
+            return False
+        existing = self.path
+        while not existing.exists() and existing != existing.parent:
+            existing = existing.parent
+        return existing.is_dir() and os.access(existing, os.W_OK | os.X_OK)
 
     def rotate(self) -> str:
         """A new current key. The old ones stay, so their records still verify."""
@@ -124,8 +145,9 @@ class Keyring:
     def public_keys(self) -> list[dict[str, Any]]:
         """Every key's public half, oldest first, the current one marked. A server publishes
         its key before it signs anything: an empty keyring makes its first key here."""
-        current = self._current_id() or self.current()[0]
-        keys = [self._public_entry(key_id, current) for key_id in self._key_ids()]
+        current = self.current()[0]
+        with self._or_unavailable():
+            keys = [self._public_entry(key_id, current) for key_id in self._key_ids()]
         return sorted(keys, key=lambda entry: (entry["created_at"], entry["id"]))
 
     def public_key(self, key_id: str) -> Ed25519PublicKey | None:
@@ -138,6 +160,17 @@ class Keyring:
         return self._load_private(key_id).public_key()
 
     # -- files ---------------------------------------------------------------------------------
+
+    @contextmanager
+    def _or_unavailable(self) -> Iterator[None]:
+        """An OSError of the key files (a read-only or missing directory, a file in the way)
+        is KeysUnavailable to the caller; the path and the error go to the log only."""
+        try:
+            yield
+        except OSError as err:
+            log.error("keys_unavailable", path=str(self.path), error=repr(err))
+            raise KeysUnavailable("the server cannot read or write its signing keys; "
+                                  "try again later") from err
 
     def _key_ids(self) -> list[str]:
         if not self.path.is_dir():

@@ -17,12 +17,14 @@ blp = Blueprint("system", __name__, description="Health and the API description"
 @blp.route("/healthz")
 @blp.response(200, Health)
 def healthz() -> dict[str, Any]:
-    """Liveness and whether Redis answers."""
+    """Liveness, whether Redis answers and whether the server can sign records."""
     try:
         redis_ok = bool(meeple().redis.ping())
     except Exception:  # any Redis failure means "not healthy", never a 500
         redis_ok = False
-    return {"status": "ok" if redis_ok else "degraded", "redis": redis_ok}
+    keys_ok = current_app.extensions["meeple_keys"].usable()
+    return {"status": "ok" if redis_ok and keys_ok else "degraded", "redis": redis_ok,
+            "keys": keys_ok}
 
 
 @blp.route("/openapi.json")
