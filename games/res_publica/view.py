@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 from typing import Any
 
 from games.json_data import clone
@@ -130,32 +131,39 @@ def determinize(state: State, seat: int, rng: Rng) -> State:
     # How many cards of each deck a hand holds is kept (README decision 14): the two decks'
     # backs differ at the table, and the log says from which deck each draw came and names
     # every card that changes hands in public. Only a card that changed hands unseen (a New
-    # Colony gift, the pick of an "or" across the decks) hides it: `_mix_splits` below.
-    held: dict[int, dict[str, int]] = {}
-    for s in others:
-        held[s] = dict.fromkeys(state["decks"], 0)
-        for card, n in state["seats"][s]["hand"].items():
-            add(unseen, card, n)
-            held[s][DECK[card]] += n
-    kept = _committed(state, others, unseen, held, rng)
+    # Colony gift, the pick of an "or" across the decks) hides it: so it is kept per group.
+    # Each group's cards per deck are known: a hand whose split is known is a group of its
+    # own; the hands whose split is not (`split_unknown`) are one group, whose split the seat
+    # knows only together (the decks' sizes and the other hands tell). Nothing below reads a
+    # group's hands one by one, so the worlds never depend on the split the seat cannot know.
+    mixed = [s for s in others if split_unknown(state, seat, s)]
+    groups = [[s] for s in others if s not in mixed] + ([mixed] if mixed else [])
+    held: list[dict[str, int]] = []  # per group: its cards of each deck
+    for group in groups:
+        held.append(dict.fromkeys(state["decks"], 0))
+        for s in group:
+            for card, n in state["seats"][s]["hand"].items():
+                add(unseen, card, n)
+                held[-1][DECK[card]] += n
+    sizes = {s: sum(state["seats"][s]["hand"].values()) for s in others}
+    kept = _committed(state, others, unseen, Holdings(groups, held, sizes), rng)
     for hand in kept.values():
         for card, n in hand.items():
             remove(unseen, card, n)
     hands = {s: dict(kept[s]) for s in others}
-    # The hands whose split is known are dealt first: those whose split is not then take
-    # the same cards together, whichever split the true hands have (`_mix_splits`).
-    mixed = [s for s in others if split_unknown(state, seat, s)]
-    order = [s for s in others if s not in mixed] + mixed
+    dealt: list[list[str]] = [[] for _ in groups]  # per group: the cards dealt to it
     new = dict(state)
     new["decks"] = {}
     for deck in state["decks"]:
         pool = [c for c in CARD_IDS if DECK[c] == deck for _ in range(unseen.get(c, 0))]
         rng.shuffle(pool)
-        for s in order:
-            for _ in range(held[s][deck] - sum(n for c, n in kept[s].items() if DECK[c] == deck)):
-                add(hands[s], pool.pop())
+        for g, group in enumerate(groups):
+            owed = held[g][deck] - sum(n for s in group for c, n in kept[s].items()
+                                       if DECK[c] == deck)
+            dealt[g] += [pool.pop() for _ in range(owed)]
         new["decks"][deck] = pool
-    _mix_splits(hands, kept, mixed, rng)
+    for g, group in enumerate(groups):
+        _share(dealt[g], group, hands, kept, sizes, rng)
     seats = new["seats"] = list(state["seats"])
     for s in others:
         seats[s] = {**seats[s], "hand": {c: hands[s][c] for c in CARD_IDS if c in hands[s]}}
@@ -174,26 +182,19 @@ def split_unknown(state: State, seat: int, other: int) -> bool:
 CARD_RANK = {card: rank for rank, card in enumerate(CARD_IDS)}
 
 
-def _mix_splits(hands: dict[int, Hand], kept: dict[int, Hand], seats: list[int],
-                rng: Rng) -> None:
-    """The cards dealt to `seats` (not those kept for the trade) pooled and dealt again in the
-    same numbers: the seat knows how many cards of each deck they hold together (the decks'
-    sizes and the other hands tell), not how many each holds."""
-    if len(seats) < 2:
-        return
-    pool: list[str] = []
-    sizes = {}
-    for s in seats:
-        dealt = {c: n - kept[s].get(c, 0) for c, n in hands[s].items()}
-        sizes[s] = sum(dealt.values())
-        pool += [c for c, n in dealt.items() for _ in range(n)]
-        hands[s] = dict(kept[s])
-    pool.sort(key=CARD_RANK.__getitem__)  # canonical: who held which is what is hidden
-    rng.shuffle(pool)
-    for s in seats:
-        for card in pool[:sizes[s]]:
+def _share(cards: list[str], group: list[int], hands: dict[int, Hand], kept: dict[int, Hand],
+           sizes: dict[int, int], rng: Rng) -> None:
+    """The cards dealt to a group shared among its hands, each taking as many as it holds
+    beside its kept cards. A group of several is dealt in a canonical order shuffled: who
+    held which is what is hidden."""
+    if len(group) > 1:
+        cards.sort(key=CARD_RANK.__getitem__)
+        rng.shuffle(cards)
+    for s in group:
+        n = sizes[s] - sum(kept[s].values())
+        for card in cards[:n]:
             add(hands[s], card)
-        del pool[:sizes[s]]
+        del cards[:n]
 
 
 def _promised(state: State, s: int) -> trade.Side | None:
@@ -210,14 +211,24 @@ def _promised(state: State, s: int) -> trade.Side | None:
     return None
 
 
-def _committed(state: State, others: list[int], unseen: Hand, held: dict[int, dict[str, int]],
+@dataclass(frozen=True)
+class Holdings:
+    """What a seat knows of the other hands: their groups (`determinize`), each group's cards
+    of each deck, and each hand's size."""
+
+    groups: list[list[int]]
+    per_deck: list[dict[str, int]]
+    sizes: dict[int, int]
+
+
+def _committed(state: State, others: list[int], unseen: Hand, holdings: Holdings,
                rng: Rng) -> dict[int, Hand]:
     """Cards each of `others` is publicly known to hold: the side it has promised to give in
     the current trade. Offered and tendered cards are all held (only held cards may be named).
     The giver of an "or" side of a request holds at least one option, which one only it knows:
     the options kept are drawn at random among the choices, one per such giver, that the
-    unseen cards and the hands' numbers of cards per deck allow together (the true holdings
-    are one of them), never read from the hands themselves."""
+    unseen cards and what the seat knows of the hands (`Holdings`) allow together (the true
+    holdings are one of them), never read from the hands themselves."""
     fixed: dict[int, list[dict[str, Any]]] = {}
     open_: list[tuple[int, list[dict[str, Any]]]] = []
     for s in others:
@@ -233,7 +244,7 @@ def _committed(state: State, others: list[int], unseen: Hand, held: dict[int, di
         fitting = [combo for combo in itertools.product(*(items for _, items in open_))
                    if _fits({**fixed, **{s: [it] for (s, _), it in zip(open_, combo,
                                                                         strict=True)}},
-                            unseen, held)]
+                            unseen, holdings)]
         if not fitting:
             raise ValueError("no option of the promised 'or' fits the unseen cards")
         combo = fitting[rng.randbelow(len(fitting))]
@@ -245,19 +256,25 @@ def _committed(state: State, others: list[int], unseen: Hand, held: dict[int, di
     return kept
 
 
-def _fits(holdings: dict[int, list[dict[str, Any]]], unseen: Hand,
-          held: dict[int, dict[str, int]]) -> bool:
-    """Whether each seat can hold its items at once: there are enough unseen copies, and no
-    hand holds more cards of a deck than it does."""
+def _fits(promised: dict[int, list[dict[str, Any]]], unseen: Hand, holdings: Holdings) -> bool:
+    """Whether the seats can hold their promised items at once: there are enough unseen
+    copies, no hand holds more cards than it does, and no group more cards of a deck."""
     need: Hand = {}
-    for s, items in holdings.items():
-        per_deck = dict.fromkeys(held[s], 0)
+    for items in promised.values():
         for it in items:
             add(need, it["card"], it["n"])
-            per_deck[DECK[it["card"]]] += it["n"]
-        if any(n > held[s][deck] for deck, n in per_deck.items()):
+    if any(unseen.get(card, 0) < n for card, n in need.items()):
+        return False
+    if any(sum(it["n"] for it in items) > holdings.sizes[s] for s, items in promised.items()):
+        return False
+    for group, per_deck in zip(holdings.groups, holdings.per_deck, strict=True):
+        wanted = dict.fromkeys(per_deck, 0)
+        for s in group:
+            for it in promised.get(s, ()):
+                wanted[DECK[it["card"]]] += it["n"]
+        if any(n > per_deck[deck] for deck, n in wanted.items()):
             return False
-    return all(unseen.get(card, 0) >= n for card, n in need.items())
+    return True
 
 
 def _forget_secrets(state: State, t: dict[str, Any], others: list[int],

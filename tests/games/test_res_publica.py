@@ -1048,6 +1048,33 @@ def test_a_new_colony_gift_hides_both_splits_from_the_others() -> None:
     assert worlds[0] == worlds[1]
 
 
+def test_a_third_seats_worlds_do_not_tell_which_option_a_mixed_hand_can_give() -> None:
+    """After a card changed hands unseen between seats 0 and 1, seat 2 knows how many cards of
+    each deck the two hold together, not each. When seat 1 then owes "1 Terrans or 1
+    Teleport" (a Race card or a Technology card), which option seat 2 imagines it keeping may
+    not depend on seat 1's true split (issue 17: a bot never peeks): here one twin's seat 1
+    holds only the Race option, the other's only the Technology one."""
+    worlds = []
+    for mine, theirs in (("terrans", "teleport"), ("teleport", "terrans")):
+        state = trade_table()
+        set_hand(state, 0, pilot=1, **{theirs: 1})
+        set_hand(state, 1, skythris=1, **{mine: 1})
+        state["unseen_transfers"] = [[0, 1]]  # e.g. an earlier New Colony gift
+        state, _ = do(state, 0, "request", "add:terrans:1", "or", "add:teleport:1", "submit")
+        state, _ = do(state, 1, "add:pilot:1", "submit")
+        state, _ = do(state, 2, "pass")
+        state, _ = do(state, 0, "accept:1")
+        worlds.append(state)
+    assert GAME.view(worlds[0], 2) == GAME.view(worlds[1], 2)
+    for n in range(8):
+        assert GAME.determinize(worlds[0], 2, Rng(b"det", n)) == \
+            GAME.determinize(worlds[1], 2, Rng(b"det", n))
+    # Both options are imagined kept, in some worlds each.
+    kept = {GAME.determinize(worlds[0], 2, Rng(b"det", n))["seats"][1]["hand"].get("terrans", 0)
+            for n in range(16)}
+    assert kept == {0, 1}
+
+
 # --- Version 1: the rules as first hosted, kept for the games played under them ---------------
 # Version 2 changed these five behaviours (issue 12); each test states the version 1 rule.
 
