@@ -109,6 +109,8 @@ def handle_meeple_error(error: ex.MeepleError) -> Response:
     response = problem(status_of(error), error.code, error.detail, **extra)
     if response.status_code == 503:
         response.headers["Retry-After"] = "1"
+        if error.__cause__ is not None:  # e.g. the OSError behind keys_unavailable: for operators
+            log.error("unavailable", code=error.code, cause=repr(error.__cause__))
     return response
 
 

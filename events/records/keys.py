@@ -27,13 +27,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import structlog
 from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from events.exceptions import KeysUnavailable
-
-log = structlog.get_logger()
 
 ALG = "Ed25519"
 CURRENT = "current"
@@ -164,11 +161,12 @@ class Keyring:
     @contextmanager
     def _or_unavailable(self) -> Iterator[None]:
         """An OSError of the key files (a read-only or missing directory, a file in the way)
-        is KeysUnavailable to the caller; the path and the error go to the log only."""
+        is KeysUnavailable to the caller, the OSError its cause (which names the path: the
+        server's log shows it, never an answer). No logging here: `meeple verify` imports
+        this module and nothing of the server's set-up."""
         try:
             yield
         except OSError as err:
-            log.error("keys_unavailable", path=str(self.path), error=repr(err))
             raise KeysUnavailable("the server cannot read or write its signing keys; "
                                   "try again later") from err
 
