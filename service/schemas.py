@@ -8,7 +8,7 @@ from typing import Any
 from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validate
 
 from events.accounts.profiles import DIGEST_CHOICES, NOTIFY_CHOICES
-from events.accounts.webhook_urls import refused_address
+from events.accounts.webhook_urls import malformed, refused_when_set
 from events.application.meeple import MESSAGE_MAX_LENGTH, message_problem
 from events.domain.deadlines import DEFAULT_MIN_MOVE_SECONDS, MAX_MOVE_SECONDS, ON_EXPIRY
 from games.registry import GAMES
@@ -108,7 +108,12 @@ class KeyReplaced(PlayerCreated):
 
 
 def public_webhook_url(url: str) -> None:
-    reason = refused_address(url, resolve=False)  # names are checked again at each delivery
+    """The URL's form, and where it points: a name is resolved once (at most a few
+    seconds), and checked again at each delivery (events.accounts.webhook_urls)."""
+    problem = malformed(url)
+    if problem is not None:
+        raise ValidationError(problem)
+    reason = refused_when_set(url)
     if reason is not None:
         raise ValidationError(f"webhooks go to public addresses only: {reason}")
 
@@ -124,7 +129,9 @@ class ProfileUpdate(Strict):
         allow_none=True, schemes={"http", "https"}, require_tld=False,
         validate=[validate.Length(max=2000), public_webhook_url],
         metadata={"description": "Receives signed JSON POSTs; a new URL re-enables it. "
-                                 "Private, loopback and link-local addresses are refused."},
+                                 "Private, loopback and link-local addresses are refused "
+                                 "(a name is looked up when set and at each delivery), "
+                                 "and so is a user name or password in the URL."},
     )
     notify = fields.String(allow_none=True, validate=validate.OneOf(NOTIFY_CHOICES),
                            metadata={"description": "How to tell you a game awaits you"})
@@ -161,7 +168,9 @@ class EmailConfirm(Strict):
 class ProfileUpdated(ProfileOut):
     webhook_secret = fields.String(metadata={
         "description": "Only when webhook_url was set, shown once: deliveries carry "
-                       "X-Meeple-Signature: sha256=HMAC-SHA256(secret, body) in hex"})
+                       "X-Meeple-Signature: sha256=HMAC-SHA256(secret, body) in hex, and "
+                       "X-Meeple-Signature-V2: the same over `{X-Meeple-Delivery}."
+                       "{X-Meeple-Timestamp}.{body}` (README, Webhooks)"})
 
 
 # --- game types -------------------------------------------------------------

@@ -10,20 +10,23 @@ from __future__ import annotations
 import hashlib
 import hmac
 import http.client
+import io
 import json
 import mailbox
 import os
 import smtplib
 import socket
 import ssl
+import time
 from email.message import EmailMessage
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import SplitResult, quote, unquote, urlsplit
 
 import structlog
+from rq.timeouts import BaseTimeoutException
 
 from events.accounts.profiles import Profile, Profiles
-from events.accounts.webhook_urls import checked_address
+from events.accounts.webhook_urls import ascii_host, checked_address
 from events.application.digests import HELD_EVENTS, hold_for_digest
 from events.application.dispatch import notice_id
 from events.application.meeple import Meeple
@@ -35,6 +38,7 @@ from workers.jobs import _app
 
 log = structlog.get_logger()
 
+# One attempt of a webhook delivery, from the connection to the answer's last header.
 WEBHOOK_TIMEOUT_SECONDS = 5
 SMTP_TIMEOUT_SECONDS = 10
 
@@ -251,35 +255,131 @@ def smtp_connection(url: str) -> smtplib.SMTP:
 
 
 def signature(secret: str, body: bytes) -> str:
+    """X-Meeple-Signature: hex HMAC-SHA256 of the body, keyed with the whole secret
+    (`whsec_…`, as UTF-8)."""
     return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
 
 
-class _PinnedHTTPSConnection(http.client.HTTPSConnection):
-    """HTTPS to the address that was checked, still verifying the certificate for the name."""
+def timed_signature(secret: str, delivery: str, timestamp: int, body: bytes) -> str:
+    """X-Meeple-Signature-V2: the same HMAC over `{delivery}.{timestamp}.{body}`, so that a
+    receiver can refuse a stale or replayed request (README, "Webhooks")."""
+    return signature(secret, f"{delivery}.{timestamp}.".encode() + body)
 
-    def __init__(self, host: str, address: str, port: int | None, timeout: float) -> None:
-        super().__init__(host, port, timeout=timeout, context=ssl.create_default_context())
+
+class _Deadline:
+    """The socket of one attempt as http.client uses it (sendall, makefile, close), every
+    send and read given only what is left of the attempt's time: a receiver answering a
+    byte at a time cannot stretch it (a socket's own timeout bounds each read only)."""
+
+    def __init__(self, sock: socket.socket, deadline: float) -> None:
+        self._sock = sock
+        self._deadline = deadline
+
+    def left(self) -> float:
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError(f"no answer within {WEBHOOK_TIMEOUT_SECONDS} s")
+        self._sock.settimeout(left)
+        return left
+
+    def sendall(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            self.left()
+            view = view[self._sock.send(view):]
+
+    def makefile(self, mode: str) -> io.BufferedReader:
+        return io.BufferedReader(_DeadlineReader(self))
+
+    def recv_into(self, buffer: Any) -> int:
+        self.left()
+        return self._sock.recv_into(buffer)  # TLS too: one read is bounded as a whole
+
+    def close(self) -> None:
+        self._sock.close()
+
+
+class _DeadlineReader(io.RawIOBase):
+    def __init__(self, sock: _Deadline) -> None:
+        super().__init__()
+        self._sock = sock
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        return self._sock.recv_into(buffer)
+
+
+class _PinnedHTTPConnection(http.client.HTTPConnection):
+    """HTTP to the address that was checked (never the name again: DNS rebinding), the
+    whole attempt, from the connection to the answer's last header, before `deadline`."""
+
+    def __init__(self, host: str, address: str, port: int, deadline: float) -> None:
+        # An explicit port: http.client would read an IPv6 address's last group as one.
+        super().__init__(host, port, timeout=WEBHOOK_TIMEOUT_SECONDS)
         self._address = address
+        self._deadline = deadline
+
+    def _open(self) -> socket.socket:
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError(f"no answer within {WEBHOOK_TIMEOUT_SECONDS} s")
+        return socket.create_connection((self._address, self.port), left)
 
     def connect(self) -> None:
-        sock = socket.create_connection((self._address, self.port), self.timeout)
-        self.sock = self._context.wrap_socket(sock, server_hostname=self.host)  # type: ignore[attr-defined]
+        self.sock = _Deadline(self._open(), self._deadline)
+
+
+class _PinnedHTTPSConnection(_PinnedHTTPConnection, http.client.HTTPSConnection):
+    """HTTPS to the address that was checked, still verifying the certificate for the name."""
+
+    def __init__(self, host: str, address: str, port: int, deadline: float) -> None:
+        http.client.HTTPSConnection.__init__(self, host, port, timeout=WEBHOOK_TIMEOUT_SECONDS,
+                                             context=ssl.create_default_context())
+        self._address = address
+        self._deadline = deadline
+
+    def connect(self) -> None:
+        sock = self._open()
+        try:
+            timed = _Deadline(sock, self._deadline)
+            timed.left()  # the handshake as a whole within what is left
+            context: ssl.SSLContext = self._context  # type: ignore[attr-defined]
+            sock = context.wrap_socket(sock, server_hostname=self.host)
+        except BaseException:
+            sock.close()
+            raise
+        self.sock = _Deadline(sock, self._deadline)
+
+
+_PRINTABLE = "".join(map(chr, range(0x21, 0x7F)))
+
+
+def host_header(parts: SplitResult, host: str) -> str:
+    """The Host header of a webhook URL: its host (IDNA-encoded, an IPv6 address in
+    brackets) and port, never the user name or password the URL may carry."""
+    shown = f"[{host}]" if ":" in host else host
+    return f"{shown}:{parts.port}" if parts.port is not None else shown
 
 
 def _post(url: str, address: str, body: bytes, headers: dict[str, str]) -> str | None:
     """POST `body` to `url`, connecting to `address`; None when answered 2xx, else why not.
+    The attempt (connection, TLS, request, the status and headers of the answer; the
+    body is not read) ends after WEBHOOK_TIMEOUT_SECONDS whatever the receiver does.
     A redirect is a failure too: following it would turn the POST into a GET."""
     parts = urlsplit(url)
-    host = parts.hostname or ""
+    host = ascii_host(parts)
+    deadline = time.monotonic() + WEBHOOK_TIMEOUT_SECONDS
     connection: http.client.HTTPConnection
     if parts.scheme == "https":
-        connection = _PinnedHTTPSConnection(host, address, parts.port, WEBHOOK_TIMEOUT_SECONDS)
+        connection = _PinnedHTTPSConnection(host, address, parts.port or 443, deadline)
     else:
-        connection = http.client.HTTPConnection(address, parts.port,
-                                                timeout=WEBHOOK_TIMEOUT_SECONDS)
-    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        connection = _PinnedHTTPConnection(host, address, parts.port or 80, deadline)
+    path = quote((parts.path or "/") + (f"?{parts.query}" if parts.query else ""),
+                 safe=_PRINTABLE)  # what is not ASCII, percent-encoded
     try:
-        connection.request("POST", path, body, {**headers, "Host": parts.netloc})
+        connection.request("POST", path, body, {**headers, "Host": host_header(parts, host)})
         status = connection.getresponse().status
     except (OSError, http.client.HTTPException) as err:  # refused, timeouts, TLS, garbage
         return f"connection error: {err}"
@@ -291,11 +391,14 @@ def _post(url: str, address: str, body: bytes, headers: dict[str, str]) -> str |
 def post_webhook(profiles: Profiles, profile: Profile, message: dict[str, Any],
                  delivery: str) -> None:
     """POST the payload, signed; a failure is counted (five in a row disable the webhook)
-    and raised, so that RQ retries."""
+    and raised, so that RQ retries. The payload of each event is documented in the
+    README ("Webhooks")."""
     payload = {key: message[key]
                for key in ("event", "game_id", "version", "seat", "prompt", "moves")}
     if message["event"] == "deadline_reminder":
         payload["due_at"] = message["due_at"]
+    if message["event"] == "game_ended":
+        payload["result"] = message["result"]  # the score sheet, as the player stream's
     payload.update({key: message[key] for key in ("from_seat", "from_name", "text")
                     if key in message})
     post_signed(profiles, profile, payload, delivery)
@@ -303,21 +406,39 @@ def post_webhook(profiles: Profiles, profile: Profile, message: dict[str, Any],
 
 def post_signed(profiles: Profiles, profile: Profile, payload: dict[str, Any],
                 delivery: str) -> None:
-    """POST any payload to the player's webhook, signed (see `post_webhook`)."""
+    """POST any payload to the player's webhook, signed (see `post_webhook`). Whatever
+    ends an attempt short of a 2xx answer is a failure, counted: a refused or unreachable
+    address, an error status, a timeout, an exception of ours, RQ's job timeout."""
     assert profile.webhook_url and profile.webhook_secret
     body = json.dumps(payload, separators=(",", ":")).encode()
+    timestamp = int(time.time())
     headers = {
         "Content-Type": "application/json",
         "User-Agent": "Meeple-Webhook/1",
         "X-Meeple-Signature": signature(profile.webhook_secret, body),
         "X-Meeple-Delivery": delivery,
+        "X-Meeple-Timestamp": str(timestamp),
+        "X-Meeple-Signature-V2": timed_signature(profile.webhook_secret, delivery, timestamp,
+                                                 body),
     }
-    address, refused = checked_address(profile.webhook_url)
-    reason = (f"refused: {refused}" if address is None
-              else _post(profile.webhook_url, address, body, headers))
+    try:
+        address, refused = checked_address(profile.webhook_url)
+        reason = (f"refused: {refused}" if address is None
+                  else _post(profile.webhook_url, address, body, headers))
+    except Exception as err:  # RQ's JobTimeoutException too, raised inside the job
+        reason = f"error: {type(err).__name__}"
+        _failed(profiles, profile, delivery, reason, error=repr(err))
+        if isinstance(err, BaseTimeoutException):
+            raise  # RQ's own: it records the job as timed out, then retries
+        raise DeliveryFailed(f"webhook {delivery}: {reason}") from err
     if reason is not None:
-        after = profiles.webhook_failed(profile.player_id, reason)
-        log.warning("webhook failed", delivery=delivery, reason=reason,
-                    disabled=after.webhook_disabled_reason is not None)
+        _failed(profiles, profile, delivery, reason)
         raise DeliveryFailed(f"webhook {delivery}: {reason}")
     profiles.webhook_succeeded(profile.player_id)
+
+
+def _failed(profiles: Profiles, profile: Profile, delivery: str, reason: str,
+            **detail: str) -> None:
+    after = profiles.webhook_failed(profile.player_id, reason)
+    log.warning("webhook failed", delivery=delivery, reason=reason,
+                disabled=after.webhook_disabled_reason is not None, **detail)

@@ -37,6 +37,11 @@ SEND_EMAIL_CODE = "workers.notify.send_email_code"
 # Seconds between a failed notification's retries (MEEPLE_NOTIFY_RETRY_INTERVALS, comma-separated;
 # tests use zeros). RQ retries as many times as there are intervals.
 DEFAULT_RETRY_INTERVALS = (10, 30, 60, 300, 900)
+# RQ's time limit of a job that sends a notice (an email, a webhook: one attempt of at most
+# a lookup of 3 s and 5 s on the wire, workers.notify), instead of RQ's 180 s: the `notify`
+# worker also runs the turns' deadlines, and a job cut short is retried like any failure.
+NOTICE_JOB_TIMEOUT = 60
+NOTICE_FUNCS = (NOTIFY_PLAYER, REMIND, SEND_EMAIL_CODE)
 
 
 # A started job whose worker has not beaten its heart for this long is taken as dead.
@@ -325,6 +330,8 @@ class RQDispatcher:
         options: dict[str, Any] = {"job_id": follow_up.job_id, "failure_ttl": 86400,
                                    "retry": retry,
                                    "description": f"{follow_up.func} {follow_up.job_id}"}
+        if follow_up.func in NOTICE_FUNCS:
+            options["job_timeout"] = NOTICE_JOB_TIMEOUT
         if follow_up.at is not None:
             # A time already past is fine: the scheduler enqueues it on its next pass.
             queue.enqueue_at(follow_up.at, follow_up.func, *follow_up.args, result_ttl=3600,
