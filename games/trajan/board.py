@@ -86,6 +86,7 @@ def copy_player(p: Player) -> Player:
         "hand": dict(p["hand"]), "known": dict(p["known"]), "display": dict(p["display"]),
         "tiles": list(p["tiles"]), "kept": list(p["kept"]),
         "construction": list(p["construction"]), "bonus": [dict(b) for b in p["bonus"]],
+        **{key: dict(p[key]) for key in ("drawn", "straddle") if key in p},
     }
 
 
@@ -102,6 +103,9 @@ def copy_state(state: State) -> State:
         new[key] = list(state[key])
     new["pending"] = [dict(p) for p in state["pending"]]
     new["piles"] = [list(p) for p in state["piles"]]
+    if "provenance" in state:  # its per-seat ledgers are replaced, never changed in place
+        books = state["provenance"]
+        new["provenance"] = {**books, "pool": dict(books["pool"]), "ledger": list(books["ledger"])}
     new["trajan"] = {k: list(v) for k, v in state["trajan"].items()}
     new["provinces"] = {k: {"tile": v["tile"], "legions": list(v["legions"])}
                         for k, v in state["provinces"].items()}

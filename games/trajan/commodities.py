@@ -3,6 +3,25 @@
 A hand is counts {commodity: n}, secret; `known` is the part of it that every seat saw go in
 (cards taken from a discard pile) and cannot have seen leave since (a card of that commodity
 played face up may have been one of them), so determinize keeps it.
+
+The books of the deck's generation (for determinize, games/trajan/view.py). Once the discard
+piles have been shuffled into a new deck, everyone knows what that deck started with (the
+piles were face up) and how many cards each seat has drawn from it since; the cards a seat
+held at the reshuffle cannot be in it. So from the first reshuffle on the state keeps:
+- `provenance` (public, derived from the public log alone): `pool`, the new deck's
+  composition when it was made, less the cards turned face up from it since to refill a
+  pile; `old`, how many cards of each hand were not known (`known`) then; `ledger`, per
+  seat, in order, what it did since with the unknown part of its hand: an int for cards
+  drawn from the new deck, a commodity for a card that left the hand face up and was not
+  one of its known cards (`remove_from_hand` spends those first); `straddle`:
+  [seat, old, new] when the reshuffle came in the middle of a draw, which took `old` cards
+  from the old deck (counted in `old`) and then `new` from the new one, else None;
+- each seat's `drawn` (secret, like its hand): what it drew from the new deck, by commodity,
+  but for a draw the reshuffle came in the middle of, which is its `straddle` (all the cards
+  of that draw: the fact to the drawer names them together, so even the drawer does not
+  know which came from which deck).
+No rule reads them. A state without `provenance` (no reshuffle yet) is exactly what it always
+was.
 """
 
 from __future__ import annotations
@@ -20,22 +39,24 @@ def drawable(state: State) -> int:
     return len(state["deck"]) + sum(max(0, len(p) - 1) for p in state["piles"])
 
 
-def _reshuffle(state: State, rng: Rng) -> bool:
-    """The deck ran out: the discard piles but their top cards become the new deck."""
+def _reshuffle(state: State, rng: Rng, seat: int | None = None, pending: int = 0) -> bool:
+    """The deck ran out: the discard piles but their top cards become the new deck. `seat`
+    is drawing, and took `pending` cards from the old deck in the same draw."""
     cards: list[str] = []
     for pile in state["piles"]:
         cards += pile[:-1]
         del pile[:-1]
     if not cards:
         return False
+    _new_generation(state, cards, seat, pending)
     rng.shuffle(cards)
     state["deck"] = cards
     state["reshuffles"] += 1
     return True
 
 
-def draw_card(state: State, rng: Rng) -> str | None:
-    if not state["deck"] and not _reshuffle(state, rng):
+def draw_card(state: State, rng: Rng, seat: int | None = None, pending: int = 0) -> str | None:
+    if not state["deck"] and not _reshuffle(state, rng, seat, pending):
         return None
     return str(state["deck"].pop())
 
@@ -48,21 +69,62 @@ def refill_piles(state: State, rng: Rng) -> None:
             card = draw_card(state, rng)
             if card is not None:
                 pile.append(card)
+                books = state.get("provenance")
+                if books is not None:  # face up: no longer a hidden card of the new deck
+                    books["pool"][card] -= 1
 
 
 def draw_to_hand(state: State, seat: int, n: int, rng: Rng, why: str) -> list[Fact]:
     """Draw n face down (fewer if none are left); the cards are shown to `seat` alone."""
     drawn: dict[str, int] = {}
+    fresh: dict[str, int] = {}  # drawn from the deck as it is now (after a reshuffle in here)
+    straddles = False
     for _ in range(n):
-        card = draw_card(state, rng)
+        before = state["reshuffles"]
+        card = draw_card(state, rng, seat, sum(drawn.values()))
         if card is None:
             break
+        if state["reshuffles"] > before:
+            fresh, straddles = {}, bool(drawn)
         drawn[card] = drawn.get(card, 0) + 1
+        fresh[card] = fresh.get(card, 0) + 1
         state["seats"][seat]["hand"][card] += 1
+    _note_draw(state, seat, fresh, drawn if straddles else None)
     count = sum(drawn.values())
     return [fact(f"{who(seat)} draws {count} commodity card(s) ({why}).", seat=seat,
                  count=count),
             fact(f"You draw {listed(drawn)}.", to=[seat], seat=seat, drawn=drawn)]
+
+
+def _new_generation(state: State, cards: list[str], seat: int | None, pending: int) -> None:
+    """The discard piles are about to become the deck: open the books of the new generation."""
+    state["provenance"] = {
+        "pool": {c: cards.count(c) for c in COMMODITIES},
+        "old": [hand_size(p) - sum(p["known"].values()) for p in state["seats"]],
+        "ledger": [[] for _ in state["seats"]],
+        "straddle": [seat, pending, 0] if pending else None,
+    }
+    for p in state["seats"]:
+        p["drawn"] = {c: 0 for c in COMMODITIES}
+        p["straddle"] = {c: 0 for c in COMMODITIES}
+
+
+def _note_draw(state: State, seat: int, fresh: dict[str, int],
+               whole: dict[str, int] | None) -> None:
+    """`seat` drew `fresh` from the new deck; `whole`: the whole draw, when it straddled the
+    reshuffle."""
+    books = state.get("provenance")
+    count = sum(fresh.values())
+    if books is None or not count:
+        return
+    books["ledger"][seat] = [*books["ledger"][seat], count]
+    player = state["seats"][seat]
+    if whole is not None:
+        books["straddle"] = [seat, books["straddle"][1], count]
+        player["straddle"] = {c: whole.get(c, 0) for c in COMMODITIES}
+        return
+    for c, k in fresh.items():
+        player["drawn"][c] += k
 
 
 def take_from_pile(state: State, seat: int, pile: int, rng: Rng) -> list[Fact]:
@@ -81,6 +143,16 @@ def remove_from_hand(player: Player, card: str, n: int = 1) -> None:
     spent first (else the view would tell them that a hidden card of it is still there)."""
     player["hand"][card] -= n
     player["known"][card] = max(0, player["known"][card] - n)
+
+
+def play_from_hand(state: State, seat: int, card: str, n: int = 1) -> None:
+    """`remove_from_hand`, noting in the books (if kept) the cards that were not known ones."""
+    player = state["seats"][seat]
+    unknown = n - min(n, player["known"][card])
+    remove_from_hand(player, card, n)
+    books = state.get("provenance")
+    if books is not None and unknown:
+        books["ledger"][seat] = [*books["ledger"][seat], *[card] * unknown]
 
 
 def hand_size(player: Player) -> int:

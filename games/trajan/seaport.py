@@ -18,7 +18,7 @@ from games.trajan.commodities import (
     draw_to_hand,
     drawable,
     in_hand,
-    remove_from_hand,
+    play_from_hand,
     take_from_pile,
 )
 
@@ -81,7 +81,7 @@ def apply(state: State, seat: int, move: Move, rng: Rng) -> list[Fact]:
 def _display(state: State, seat: int, cards: list[str], rng: Rng) -> list[Fact]:
     player = state["seats"][seat]
     for card in cards:
-        remove_from_hand(player, card)
+        play_from_hand(state, seat, card)
         player["display"][card] += 1
     facts = [fact(f"{who(seat)} plays {' and '.join(cards)} to the display.", seat=seat,
                   cards=cards)]
@@ -98,7 +98,7 @@ def discard_moves(state: State, seat: int) -> list[Move]:
 
 
 def discard(state: State, seat: int, move: Move) -> list[Fact]:
-    remove_from_hand(state["seats"][seat], move["card"])
+    play_from_hand(state, seat, move["card"])
     state["piles"][PILES.index(move["pile"])].append(move["card"])
     state["phase"] = "action"
     return [fact(f"{who(seat)} discards {move['card']} to the {move['pile']} pile.", seat=seat,
@@ -202,7 +202,7 @@ def load(state: State, seat: int, move: Move) -> list[Fact]:
     unit = move["unit"]
     card, n = _cards_of(loading["ship"], unit)
     if card is not None:
-        remove_from_hand(player, card, n)
+        play_from_hand(state, seat, card, n)
         player["display"][card] += n
     if WILD in unit:
         loading["wilds"] += 1

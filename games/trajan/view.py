@@ -4,14 +4,19 @@ Secret (decisions note): each commodity hand (its owner sees it; the others see 
 the cards they saw it take from a discard pile), the commodity deck's order, the face-down
 stacks (forum tiles, extra-action tiles, demand tiles, the Trajan stacks below their tops,
 the bonus tiles in the bag) and the 3 demand tiles removed unseen. The rest is public.
+After a reshuffle the state also keeps the books of the deck's generation
+(games.trajan.commodities): the view shows none of them; `determinize` reads them.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
+from games.generations import attribute
 from games.rng import Rng
 from games.trajan.board import (
+    COMMODITIES,
     CONSTRUCTION,
     DATA,
     PROVINCES,
@@ -181,8 +186,10 @@ def prompt(state: State, seat: int | None) -> str | None:
 
 def determinize(state: State, seat: int, rng: Rng) -> State:
     """A state `seat` cannot tell from this one: only what it cannot know is dealt anew.
-    - commodity cards: the deck and the other hands but for their known cards are one pool,
-      dealt back in the same sizes (the discard piles and displays are public);
+    - commodity cards (`_deal_commodities`): the deck and the other hands but for their known
+      cards, dealt back in the same sizes (the discard piles and displays are public), only
+      as some true world could hold them: after a reshuffle, the deck only from what the
+      discard piles gave it (README decision 19);
     - the forum stack, the extra-action stack, the bonus bag: each shuffled;
     - the demand stack and the 3 removed demand tiles: one pool, dealt back in the same sizes;
     - each Trajan stack below its (public) top: shuffled.
@@ -208,27 +215,150 @@ def determinize(state: State, seat: int, rng: Rng) -> State:
 
 
 def _deal_commodities(state: State, seat: int, rng: Rng) -> None:
-    """During a shipment the loader's hand is kept: what it can still load depends on it, and
+    """The other hands but for their known cards, and the deck: dealt anew in the same sizes,
+    only as some true world could hold them (`_deal_generations` once the deck has been
+    reshuffled; before that, any deal is one: every such card came out of the one shuffled
+    deck of the setup, and every card that left a hand did so face up).
+
+    During a shipment the loader's hand is kept: what it can still load depends on it, and
     nobody else acts until it has shipped (README decision 19). So the loader's hand is the
     one hidden thing this keeps: for its own seat (which is the only one to act, so the only
     one a bot or `games.information` determinizes for) it is no secret, but a determinization
-    for another seat while loading still depends on it. Once the game is over every hand is
-    public (`view`): only the deck's order is dealt anew."""
+    for another seat while loading still depends on it (and on what the loader drew from the
+    new deck, its `drawn`). Once the game is over every hand is public (`view`): only the
+    deck's order is dealt anew."""
     loader = state["active"] if state["phase"] == "load" else None
     over = state["phase"] == "over"  # every hand is shown then
-    others = [] if over else [p for s, p in enumerate(state["seats"]) if s not in (seat, loader)]
+    fixed = [s for s in range(state["players"]) if s in (seat, loader)]
+    others = [] if over else [s for s in range(state["players"]) if s not in fixed]
+    if others and _deal_generations(state, fixed, others, rng):
+        return
+    players = [state["seats"][s] for s in others]
     pool = list(state["deck"])
     unknown = []
-    for p in others:
+    for p in players:
         hidden = {c: p["hand"][c] - p["known"][c] for c in p["hand"]}
         pool += [c for c, n in hidden.items() for _ in range(n)]
         unknown.append(sum(hidden.values()))
     pool.sort()  # canonical: which card is where is what is hidden
     rng.shuffle(pool)
-    for p, n in zip(others, unknown, strict=True):
+    for p, n in zip(players, unknown, strict=True):
         p["hand"] = dict(p["known"])
         for c in pool[:n]:
             p["hand"][c] += 1
         del pool[:n]
     state["deck"] = pool
 
+
+def _deal_generations(state: State, fixed: list[int], others: list[int], rng: Rng) -> bool:
+    """After a reshuffle (the books of games.trajan.commodities): the deck and the unknown
+    cards of the hands of `others`, dealt so that a true world could hold them; the hands of
+    `fixed` (the seat, the loader) are kept. False when there are no books (no reshuffle
+    yet; or a state kept from before they were kept): then the pooled deal is right (or the
+    best there is).
+
+    What the seat knows since the last reshuffle: the new deck's composition less the cards
+    turned face up from it since (`pool`); what the kept hands drew from it (their `drawn`);
+    how many unknown cards each other seat held at the reshuffle (`old`), how many it drew
+    from the new deck since and which of its unknown cards left its hand face up, in order
+    (`ledger`). So the cards of the new deck not seen drawn ("new": `pool` less the kept
+    hands' draws) are in the deck, among the others' unknown cards or among the cards they
+    have played since; the other hidden cards ("old": the unseen cards with the ones the
+    others played since, less the new ones) were unknown cards of the others' hands at the
+    reshuffle, and are still there or among the played ones.
+
+    A card another seat played since may have been an old or a new one, and the log does not
+    say which. Each such card is given a side (`games.generations.attribute`): new only if
+    the seat had drawn more new cards by then than it had played as new, old only while it
+    had old cards left, and never more of a commodity on a side than that side holds. Some
+    choice always exists (the true one); a backtracking search finds one, trying the sides
+    in an order drawn from `rng` (if the search runs past its budget, the pooled deal is
+    used). Then the new cards not played are dealt at random to the deck and each other
+    seat's new cards (what it drew less what it played as new), and the old ones not played
+    to each seat's old cards: every world dealt is one the log allows, not every such world
+    equally often.
+    A kept hand's draw across the reshuffle, if any (the fact names its cards together, so
+    even its holder does not know which came from the new deck), is given sides the same
+    way, as if its cards had been played: which of them were new decides how many of each
+    commodity the new side holds. Each dealt seat's `drawn` (and `straddle`) is set to go
+    with its new cards.
+
+    Known limit: the old cards are one pool. After a second reshuffle, what an earlier
+    generation's deck held (and which seat drew it) could tell more about whose hand an old
+    card is in; that is not kept."""
+    books = state.get("provenance")
+    if books is None:
+        return False
+    players = state["seats"]
+    unseen: Counter[str] = Counter(state["deck"])
+    for s in others:
+        unseen.update({c: players[s]["hand"][c] - players[s]["known"][c] for c in COMMODITIES})
+    plays: list[list[tuple[str, int]]] = []  # per other seat: (card, new cards drawn by then)
+    played: Counter[str] = Counter()
+    for s in others:
+        drawn, mine = 0, []
+        for entry in books["ledger"][s]:
+            if isinstance(entry, int):
+                drawn += entry
+            else:
+                mine.append((entry, drawn))
+                played[entry] += 1
+        plays.append(mine)
+    straddle = books["straddle"]  # [seat, old cards, new cards] of a draw across the reshuffle
+    new_cards = Counter(books["pool"])  # the new deck, less what the kept hands drew from it
+    for s in fixed:
+        new_cards.subtract(players[s]["drawn"])
+    old = [books["old"][s] for s in others]
+    if straddle is not None and straddle[0] in fixed:
+        # A kept hand's draw across the reshuffle: which of its cards were the new ones is
+        # chosen like the sides of played cards, as if another seat had played them all.
+        straddled = Counter(players[straddle[0]]["straddle"])
+        plays.append([(c, straddle[2]) for c in sorted(straddled.elements())])
+        old.append(straddle[1])
+        played += straddled
+    old_cards = unseen + played - new_cards
+    if old_cards + new_cards != unseen + played:
+        return False  # books that do not add up (cannot happen): the pooled deal
+    sides = attribute(plays, old, new_cards, old_cards, rng)
+    if sides is None:
+        return False  # no world fits the books (cannot happen): the pooled deal
+    for mine, side in zip(plays[len(others):], sides[len(others):], strict=True):
+        new_cards -= Counter(c for (c, _), is_new in zip(mine, side, strict=True) if is_new)
+        old_cards -= Counter(c for (c, _), is_new in zip(mine, side, strict=True) if not is_new)
+    dealt: list[tuple[int, Counter[str], int, list[str]]] = []
+    n = len(others)  # the straddle's sides, if any, come after: its cards are kept
+    for s, mine, side in zip(others, plays[:n], sides[:n], strict=True):
+        as_new = Counter(c for (c, _), is_new in zip(mine, side, strict=True) if is_new)
+        as_old = [c for (c, _), is_new in zip(mine, side, strict=True) if not is_new]
+        new_cards -= as_new
+        old_cards -= Counter(as_old)
+        new_slots = sum(e for e in books["ledger"][s] if isinstance(e, int)) - len(mine) + \
+            len(as_old)
+        if new_slots < 0 or new_slots + books["old"][s] - len(as_old) != _unknown(players[s]):
+            return False  # books that do not add up (cannot happen): the pooled deal
+        dealt.append((s, as_new, new_slots, as_old))
+    new_pool = sorted(new_cards.elements())  # canonical: which card is where is what is hidden
+    old_pool = sorted(old_cards.elements())
+    rng.shuffle(new_pool)
+    rng.shuffle(old_pool)
+    for s, as_new, new_slots, as_old in dealt:
+        old_slots = _unknown(players[s]) - new_slots
+        fresh, kept = new_pool[:new_slots], old_pool[:old_slots]
+        del new_pool[:new_slots], old_pool[:old_slots]
+        hand = Counter(players[s]["known"]) + Counter(fresh + kept)
+        players[s]["hand"] = {c: hand[c] for c in COMMODITIES}
+        new = fresh + sorted(as_new.elements())
+        if straddle is not None and straddle[0] == s:  # any of its new and old cards will do
+            players[s]["straddle"] = _counts(new[:straddle[2]] + (kept + as_old)[:straddle[1]])
+            new = new[straddle[2]:]
+        players[s]["drawn"] = _counts(new)
+    state["deck"] = new_pool
+    return True
+
+
+def _unknown(player: Player) -> int:
+    return hand_size(player) - sum(player["known"].values())
+
+
+def _counts(cards: list[str]) -> dict[str, int]:
+    return {c: cards.count(c) for c in COMMODITIES}

@@ -51,6 +51,7 @@ from games.trappist_one.board import (
     hand_size,
     hides_hands_on_hiring,
     new_player,
+    note_spent,
     placeable_planets,
     refills_at_once,
     satellite_slots,
@@ -70,6 +71,9 @@ def copy_state(state: State) -> State:
     for key in ("factory_deck", "investment_deck", "removed", "market", "points", "used"):
         new[key] = list(state[key])
     new["factory_discard"] = dict(state["factory_discard"])
+    if "provenance" in state:  # its per-seat ledgers are replaced, never changed in place
+        new["provenance"] = {**state["provenance"],
+                             "ledger": list(state["provenance"]["ledger"])}
     new["earth"] = {clan: list(ships) for clan, ships in state["earth"].items()}
     new["options"] = dict(state["options"])
     for key in ("placing", "shipment", "reaction"):
@@ -252,7 +256,7 @@ def play_benefit(state: State, seat: int, move: Move, rng: Rng) -> list[Fact]:
 
 def _draw(state: State, seat: int, n: int, rng: Rng, why: str) -> list[Fact]:
     before = state["reshuffles"]
-    drawn = draw_factories(state, n, rng)
+    drawn = draw_factories(state, n, rng, seat)
     hand = state["seats"][seat]["hand"]
     for r, k in drawn.items():
         hand[r] += k
@@ -300,6 +304,7 @@ def _put_factory(state: State, seat: int, resource: str, planet: str, built: boo
     immediate advantage; a played one counts towards control but gets neither."""
     player = state["seats"][seat]
     player["hand"][resource] -= 1
+    note_spent(state, seat, resource)
     player["planets"][planet].append(resource)
     verb = "builds" if built else "plays"
     facts = [fact(f"{who(seat)} {verb} a {resource} mega-factory on {PLANET_NAMES[planet]}.",
@@ -575,6 +580,7 @@ def play_produce(state: State, seat: int, move: Move, rng: Rng) -> list[Fact]:
     if move["kind"] == "produce":
         r = move["resource"]
         player["hand"][r] -= 1
+        note_spent(state, seat, r)
         state["factory_discard"][r] += 1
         ship["produced"][r] += 1
         return [fact(f"{who(seat)} produces with a {r} mega-factory.", seat=seat, resource=r)]
@@ -619,6 +625,7 @@ def play_end(state: State, seat: int, move: Move, rng: Rng) -> list[Fact]:
                       card=move["card"])]
     else:
         player["hand"][move["resource"]] -= 1
+        note_spent(state, seat, move["resource"])
         state["factory_discard"][move["resource"]] += 1
         facts = [fact(f"{who(seat)} discards a {move['resource']} card.", seat=seat,
                       resource=move["resource"])]

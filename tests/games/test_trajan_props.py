@@ -175,16 +175,18 @@ def test_the_same_moves_with_the_same_rng_give_the_same_game(seed: int, players:
 @given(seed=SEEDS, players=PLAYERS, at=st.integers(0, 10**6))
 def test_determinize_deals_anew_only_what_the_seat_cannot_know(
         seed: int, players: int, at: int) -> None:
-    """Only the deck with the other hands' unknown cards, the face-down stacks and the
-    removed demand tiles are dealt anew, in the same sizes; everything public is kept."""
+    """Only the deck with the other hands' unknown cards (and what they drew from the deck
+    since a reshuffle), the face-down stacks and the removed demand tiles are dealt anew, in
+    the same sizes; everything public is kept."""
     steps = list(conf.Playout(GAME, players, seed))
     state = steps[at % len(steps)].state
     seat = at % players
     other = GAME.determinize(state, seat, Rng(b"determinize", at))
     assert other["seats"][seat] == state["seats"][seat]
+    secret = ("hand", "drawn", "straddle")  # a hand, and what it drew since a reshuffle
     for p, q in zip(state["seats"], other["seats"], strict=True):
-        assert {k: v for k, v in p.items() if k != "hand"} == \
-            {k: v for k, v in q.items() if k != "hand"}
+        assert {k: v for k, v in p.items() if k not in secret} == \
+            {k: v for k, v in q.items() if k not in secret}
         assert sum(p["hand"].values()) == sum(q["hand"].values())
         assert all(q["hand"][c] >= p["known"][c] for c in COMMODITIES)
     hidden = ("seats", "deck", "forum_stack", "extra_stack", "bag", "demand_stack",
