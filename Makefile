@@ -15,7 +15,7 @@ help:
 	@echo "make venv       create .venv and install the project (automatic for the others)"
 	@echo "make lint       ruff only"
 	@echo "make openapi    write openapi.yaml from the running code"
-	@echo "make bench      bench/moves.py and bench/memory.py (a few minutes)"
+	@echo "make bench      bench/moves.py, bench/memory.py and bench/verify.py (a few minutes)"
 	@echo "make clean      remove caches (keeps .venv and var/, where the embedded redis keeps games)"
 	@echo "make distclean  clean, and remove .venv"
 

@@ -6,5 +6,6 @@ commands, one module each: `run`, `worker`, `deadlines`, `keys`, `openapi`, `reb
 `replay`, `simulate`, `smtpd`, `stats`, `archive`, `verify`. The rest is the machinery
 they share: `supervisor` (the processes `meeple run` starts and watches), `embedded_redis`
 (a private redis-server for `run`, `simulate` and the tests), `local_cluster` (a Redis
-Cluster of them) and `connections`.
+Cluster of them), `connections` and `errors` (a failure that is not a bug, such as a Redis
+that does not answer, as one line rather than a traceback).
 """

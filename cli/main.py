@@ -32,7 +32,20 @@ UNLOGGED = frozenset({"verify"})
 
 
 class LazyGroup(click.Group):
-    """A click group whose commands are imported from `COMMANDS` when first asked for."""
+    """A click group whose commands are imported from `COMMANDS` when first asked for, and
+    whose commands fail in one line, not a traceback, on what is not a bug: a Redis that
+    does not answer, or a use case's refusal (cli.errors)."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except Exception as error:  # what cli.errors does not explain goes on as it is
+            from cli.errors import explained  # here: see cli.errors
+
+            failure = explained(error)
+            if failure is None:
+                raise
+            raise failure from None
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *COMMANDS})

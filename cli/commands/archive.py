@@ -6,6 +6,8 @@ at every game in Redis (or the ones named) and says what it moved.
 
 from __future__ import annotations
 
+import math
+import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -18,9 +20,20 @@ from events.application.meeple import Meeple
 from events.records.archiving import ArchivePass, archive_after, archive_finished_games
 from events.records.keys import Keyring
 
+MAX_DAYS = 36_500  # a century: more is no age a game can have (and overflows a date)
+
+
+def parse_days(ctx: click.Context, param: click.Parameter, value: float | None
+               ) -> float | None:
+    """`--older-than-days`: a number of days, not NaN (which every range lets through)."""
+    if value is not None and math.isnan(value):
+        raise click.BadParameter("not a number of days")
+    return value
+
 
 @click.command("archive")
-@click.option("--older-than-days", type=click.FloatRange(min=0), default=None,
+@click.option("--older-than-days", type=click.FloatRange(min=0, max=MAX_DAYS), default=None,
+              callback=parse_days,
               help="Archive ended games with no event for this many days "
                    "[default: $MEEPLE_ARCHIVE_AFTER_DAYS or 7].")
 @click.option("--game", "games", multiple=True, metavar="ID",
@@ -35,7 +48,8 @@ def archive(older_than_days: float | None, games: tuple[str, ...], limit: int | 
     app = Meeple.connect(connections(), dispatch=False)
     if app.store.archive is None:
         raise click.UsageError("MEEPLE_ARCHIVE_URL is none: there is nowhere to archive to")
-    age = timedelta(days=older_than_days) if older_than_days is not None else archive_after()
+    age = (timedelta(days=older_than_days) if older_than_days is not None
+           else _setting_age())
     if age is None:
         raise click.UsageError("MEEPLE_ARCHIVE_AFTER_DAYS is off: say --older-than-days")
     click.echo(f"archiving ended games with no event for {_days(age)} to {app.store.archive!r}",
@@ -63,6 +77,18 @@ def report(done: ArchivePass) -> str:
             lines.append(f"  {count} {why}")
     lines += [f"  failed: {failure}" for failure in done.failed]
     return "\n".join(lines)
+
+
+def _setting_age() -> timedelta | None:
+    """MEEPLE_ARCHIVE_AFTER_DAYS (archive_after), or a usage error that names it."""
+    try:
+        age = archive_after()
+        if age is not None and age > timedelta(days=MAX_DAYS):
+            raise ValueError(f"more than {MAX_DAYS:,} days")
+    except (ValueError, OverflowError) as err:
+        raw = os.environ.get("MEEPLE_ARCHIVE_AFTER_DAYS")
+        raise click.UsageError(f"MEEPLE_ARCHIVE_AFTER_DAYS={raw!r}: {err}") from None
+    return age
 
 
 def _days(age: timedelta) -> str:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
 
+from events.exceptions import MeepleError
 from events.records.keys import Keyring
 
 KEYS_DIR = click.option(
@@ -23,8 +26,16 @@ def keys() -> None:
 @keys.command("list")
 @KEYS_DIR
 def list_keys(directory: Path) -> None:
-    """Every key, oldest first; the current one signs new records."""
-    listed = Keyring(directory).public_keys()
+    """Every key, oldest first; the current one signs new records. Makes nothing."""
+    if not directory.is_dir():
+        raise click.BadParameter(
+            f"{directory}: no such directory (the first record signed, or `meeple keys "
+            "rotate`, makes it and its first key)", param_hint="--dir")
+    keyring = Keyring(directory)
+    with _keys_of(directory, "read"):
+        # Keyring.public_keys makes the first key of an empty keyring (a server publishes
+        # its key before signing): not when listing.
+        listed = keyring.public_keys() if keyring.has_current() else []
     if not listed:
         click.echo(f"no keys in {directory} yet: the first record signed creates one")
     for key in listed:
@@ -37,5 +48,19 @@ def list_keys(directory: Path) -> None:
 def rotate(directory: Path) -> None:
     """Make a new current key. Old keys stay: records they signed remain verifiable.
     Running API processes pick the new key up for the records they sign next."""
-    key_id = Keyring(directory).rotate()
+    with _keys_of(directory, "write"):
+        key_id = Keyring(directory).rotate()
     click.echo(f"new current key {key_id} in {directory}")
+
+
+@contextmanager
+def _keys_of(directory: Path, doing: str) -> Iterator[None]:
+    """A key file that cannot be read or written, as one line that says which and why."""
+    try:
+        yield
+    except (OSError, MeepleError) as err:  # MeepleError: the Keyring's own word for an OSError
+        cause = err.__cause__ if isinstance(err.__cause__, OSError) else err
+        why = cause.strerror if isinstance(cause, OSError) and cause.strerror else str(cause)
+        where = getattr(cause, "filename", None) or directory
+        raise click.ClickException(f"cannot {doing} the keys in {directory}: {why} "
+                                   f"({where})") from None

@@ -19,6 +19,8 @@ from cli.embedded_redis import EmbeddedRedis, free_port
 from cli.local_cluster import LocalCluster
 from cli.supervisor import Supervisor
 
+PORT = click.IntRange(1, 65535)  # refused here, not by gunicorn's restarts forever
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 GUNICORN_CONF = REPO_ROOT / "deploy" / "gunicorn.conf.py"
 
@@ -27,10 +29,10 @@ log = structlog.get_logger("meeple")
 
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=8000, show_default=True, type=int)
+@click.option("--port", default=8000, show_default=True, type=PORT)
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Gunicorn worker processes (default: see deploy/gunicorn.conf.py).")
-@click.option("--smtpd-port", default=2525, show_default=True, type=int,
+@click.option("--smtpd-port", default=2525, show_default=True, type=PORT,
               envvar="MEEPLE_SMTPD_PORT",
               help="Where `meeple smtpd` receives replies to turn emails (on --host).")
 @click.option("--bot-workers", type=click.IntRange(min=1, max=64), default=1,

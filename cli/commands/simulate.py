@@ -19,11 +19,12 @@ from typing import Any
 import click
 from tqdm import tqdm
 
+from cli.connections import connections
 from cli.embedded_redis import EmbeddedRedis, free_port
 from events.accounts.players import Player, bot_player
 from events.application.meeple import Meeple
 from events.domain.table import Status, Table
-from events.exceptions import MeepleError
+from events.exceptions import MeepleError, UnknownGameType
 from events.records.record import record_header
 from events.store.clients import connect_urls, control_url, events_url
 from games.bots import LEVEL_RULE, RANDOM, Level, bot_move
@@ -234,7 +235,8 @@ def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
 
 @click.command("simulate")
 @click.argument("game_type")
-@click.option("--games", default=100, show_default=True, help="Games per player count.")
+@click.option("--games", default=100, show_default=True, type=click.IntRange(min=1),
+              help="Games per player count.")
 @click.option("--players", type=int, default=None,
               help="Seats per game. Default: every count the game allows.")
 @click.option("--seed", default="simulate", show_default=True, help="Seed of the bots' choices.")
@@ -263,7 +265,10 @@ def simulate(game_type: str, games: int, players: int | None, seed: str, first: 
     temporary folder. Stopped part way (Ctrl-C or SIGTERM), it reports the games played so
     far and where to go on from (--first), and exits with 130.
     """
-    game = Meeple.game_type(game_type)
+    try:
+        game = Meeple.game_type(game_type)
+    except UnknownGameType as error:
+        raise click.BadParameter(error.detail, param_hint="GAME_TYPE") from None
     options = parse_options(option_pairs)
     if options:
         try:
@@ -276,6 +281,8 @@ def simulate(game_type: str, games: int, players: int | None, seed: str, first: 
             f"{game.title} is for {game.min_players} to {game.max_players} players",
             param_hint="--players",
         )
+    if events_url() and control_url():
+        connections()  # each store answers, or the run stops here saying which does not
     _stopping.clear()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, _stop)
@@ -291,7 +298,7 @@ def simulate(game_type: str, games: int, players: int | None, seed: str, first: 
                                      first, errors_dir))
             if tallies[-1].interrupted:
                 break
-    report(tallies)
+    report(tallies, not_started=counts[len(tallies):], first=first, games=games)
     if any(t.errors for t in tallies):
         raise SystemExit(1)
     if any(t.interrupted for t in tallies):
@@ -343,7 +350,11 @@ def _next_unless_stopped(outcomes: multiprocessing.pool.IMapIterator) -> Outcome
     return None
 
 
-def report(tallies: list[Tally]) -> None:
+def report(tallies: list[Tally], not_started: list[int] | None = None, first: int = 0,
+           games: int = 0) -> None:
+    """The summary of a run; a run stopped part way also says how to play the rest: the
+    count under way from where it stopped, and the counts `not_started` (games `first` to
+    `first + games - 1` each), one command line each."""
     click.echo(f"{'players':>7} {'games':>6} {'finished':>8} {'moves':>9} {'errors':>6}"
                f" {'moves/game':>10} {'moves/s':>8} {'games/s':>8}  wins per seat")
     for t in tallies:
@@ -358,9 +369,14 @@ def report(tallies: list[Tally]) -> None:
             click.echo(f"  error: {error}", err=True)
         if t.interrupted:
             through, end = t.played_through(), t.first + t.planned
+            played = (f"games {t.first} to {through - 1} all played" if through > t.first
+                      else f"game {t.first} not played")
             click.echo(f"{t.players} players: stopped after {t.games} of {t.planned} games; "
-                       f"games {t.first} to {through - 1} all played. To play the rest: "
-                       f"--first {through} --games {end - through}")
+                       f"{played}. To play the rest: "
+                       f"--players {t.players} --first {through} --games {end - through}")
+    for count in not_started or ():
+        click.echo(f"{count} players: not started. To play them: "
+                   f"--players {count} --first {first} --games {games}")
     for t in tallies:
         if t.totals:
             points = sorted(t.totals)

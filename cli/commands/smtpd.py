@@ -65,17 +65,21 @@ def make_controller(host: str, port: int, replies: EmailReplies) -> Controller:
 
 @click.command("smtpd")
 @click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=DEFAULT_PORT, show_default=True, type=int,
+@click.option("--port", default=DEFAULT_PORT, show_default=True, type=click.IntRange(1, 65535),
               envvar="MEEPLE_SMTPD_PORT", help="Also from MEEPLE_SMTPD_PORT.")
 def smtpd(host: str, port: int) -> None:
     """Receive replies to turn emails by SMTP and play their codes (MEEPLE_REDIS_URL)."""
-    stores = connections()
+    stores = connections(check=False)  # a Redis down is answered 451: the sender retries
     replies = EmailReplies(Meeple.connect(stores), default_secret(), RQMailer(stores.control))
     controller = make_controller(host, port, replies)
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
-    controller.start()
+    try:
+        controller.start()
+    except OSError as err:  # the port taken, or not ours to bind
+        raise click.ClickException(
+            f"cannot listen on {host}:{port}: {err.strerror or err}") from None
     log.info("smtpd listening", host=host, port=port)
     try:
         while not stop.wait(0.5):

@@ -41,13 +41,14 @@ def load_trusted_keys(path: Path | None, parser: argparse.ArgumentParser) -> Tru
 def summary_lines(report: Report, record: Any) -> list[str]:
     """A few lines for a person: the verdict, what was checked, then each problem."""
     game = record.get("game") if isinstance(record, dict) else None
-    what = ""
+    said = []  # "VALID: game g-1 (trajan, rules_version 1)", "INVALID: 1 problem(s)"
     if isinstance(game, dict):
-        what = f" game {game.get('id')} ({game.get('type')}, rules_version " \
-               f"{game.get('rules_version')})"
+        said.append(f"game {game.get('id')} ({game.get('type')}, rules_version "
+                    f"{game.get('rules_version')})")
+    if report.problems:
+        said.append(f"{len(report.problems)} problem(s)")
     verdict = {"valid": "VALID", "partial": "PARTIAL", "invalid": "INVALID"}[report.status]
-    count = len(report.problems)
-    lines = [f"{verdict}:{what}" + (f", {count} problem(s)" if count else "")]
+    lines = [f"{verdict}: {', '.join(said)}" if said else verdict]
     lines.append("checked: " + _checked_text(report.checked))
     lines += [f"  [{problem.check}] {problem.describe()}" for problem in report.problems]
     if report.not_listed:

@@ -45,7 +45,7 @@ def keeping_its_scheduler(worker_class: type[BaseWorker]) -> type[BaseWorker]:
             if scheduler is not None and self.last_cleaned_at and not (
                     process and process.is_alive()):
                 log.warning("the scheduler stopped; starting it again")
-                prepare_scheduler(connections(), self.queue_names())
+                prepare_scheduler(connections(check=False), self.queue_names())
             super().run_maintenance_tasks()
 
     return KeepsItsScheduler
@@ -59,7 +59,8 @@ def keeping_its_scheduler(worker_class: type[BaseWorker]) -> type[BaseWorker]:
 def worker(with_scheduler: bool, burst: bool, fork: bool, queues: tuple[str, ...]) -> None:
     """Run one RQ worker on the control store (MEEPLE_CONTROL_URL, else MEEPLE_REDIS_URL;
     default queues: ai scoring notify)."""
-    stores = connections()
+    # A burst refuses a Redis that does not answer; a long-running worker waits for it.
+    stores = connections(check=burst)
     check_settings()
     names = list(queues or DEFAULT_QUEUES)
     connection = stores.control

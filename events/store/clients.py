@@ -66,7 +66,7 @@ class RedisURL:
         parts = urlsplit(url)
         scheme = parts.scheme.lower()
         if scheme not in SCHEMES:
-            raise BadRedisSetting(f"{_safe(url)}: the scheme must be one of {', '.join(SCHEMES)}")
+            raise BadRedisSetting(f"{masked(url)}: the scheme must be one of {', '.join(SCHEMES)}")
         kind = scheme.split("+")[1] if "+" in scheme else "node"
         userinfo, _, hostlist = parts.netloc.rpartition("@")
         username, _, password = userinfo.partition(":")
@@ -76,15 +76,15 @@ class RedisURL:
         service = None
         if kind == "sentinel":
             if not path:
-                raise BadRedisSetting(f"{_safe(url)}: a Sentinel URL names its service: "
+                raise BadRedisSetting(f"{masked(url)}: a Sentinel URL names its service: "
                                   "redis+sentinel://host:port/<service>[/db]")
             service = path.pop(0)
         if kind == "node" and len(hosts) != 1:
-            raise BadRedisSetting(f"{_safe(url)}: one host for a single node; "
+            raise BadRedisSetting(f"{masked(url)}: one host for a single node; "
                               "redis+cluster:// or redis+sentinel:// for several")
         db = _db(path, url)
         if kind == "cluster" and db:
-            raise BadRedisSetting(f"{_safe(url)}: a cluster has database 0 only")
+            raise BadRedisSetting(f"{masked(url)}: a cluster has database 0 only")
         return cls(kind, scheme.startswith("rediss"), hosts, unquote(username) or None,
                    unquote(password) or None, db, service)
 
@@ -159,7 +159,7 @@ def control_client(url: str, **options: Any) -> redis.Redis:
     """A client for the control store at `url`: one node or a Sentinel primary."""
     parsed = RedisURL.parse(url)
     if parsed.kind == "cluster":
-        raise BadRedisSetting(f"{_safe(url)}: the control store holds RQ's queues, which cannot "
+        raise BadRedisSetting(f"{masked(url)}: the control store holds RQ's queues, which cannot "
                           "run on a Redis Cluster; use redis:// or redis+sentinel:// "
                           "(MEEPLE_CONTROL_URL)")
     return _node_client(parsed, url, **options)
@@ -185,7 +185,7 @@ def _host_port(item: str, url: str, default_port: int) -> tuple[str, int]:
         host, port = port, str(default_port)
     host = host.strip("[]")  # an IPv6 address is written in brackets
     if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise BadRedisSetting(f"{_safe(url)}: '{item}' is not host:port")
+        raise BadRedisSetting(f"{masked(url)}: '{item}' is not host:port")
     return host, int(port)
 
 
@@ -193,11 +193,11 @@ def _db(path: list[str], url: str) -> int:
     if not path:
         return 0
     if len(path) > 1 or not path[0].isdigit():
-        raise BadRedisSetting(f"{_safe(url)}: the path is the database number")
+        raise BadRedisSetting(f"{masked(url)}: the path is the database number")
     return int(path[0])
 
 
-def _safe(url: str) -> str:
+def masked(url: str) -> str:
     """The URL without its password, for an error message or a log line."""
     parts = urlsplit(url)
     if "@" not in parts.netloc:

@@ -224,3 +224,19 @@ def redis_has(port: int, key: str) -> bool:
         return False
     finally:
         client.close()
+
+
+@pytest.mark.parametrize("option,value", [("--port", "99999"), ("--port", "0"),
+                                          ("--smtpd-port", "65536"), ("--smtpd-port", "-1")])
+def test_meeple_run_refuses_a_port_that_is_no_port_before_starting_anything(
+        tmp_path: Path, option: str, value: str) -> None:
+    """`--port 99999` said "meeple listening on http://127.0.0.1:99999", then gunicorn died
+    on it and was started again forever (an outside audit)."""
+    ports = {"--port": str(free_port()), "--smtpd-port": str(free_port()), option: value}
+    done = subprocess.run(
+        [str(MEEPLE), "run", "--port", ports["--port"], "--smtpd-port", ports["--smtpd-port"]],
+        cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert f"Invalid value for '{option}'" in done.stderr and "1<=x<=65535" in done.stderr
+    assert "listening" not in done.stderr and "Traceback" not in done.stderr
+    assert list(tmp_path.iterdir()) == []  # no var/: no Redis was started

@@ -166,12 +166,48 @@ def test_a_stopped_run_reports_the_games_played_and_where_to_go_on(
     players, games, finished, _moves, errors = (int(x) for x in lines[at + 1].split()[:5])
     assert (players, errors) == (2, 0) and 3 <= games < 2000 and finished == games
     stopped = re.search(r"stopped after (\d+) of 2000 games; games 100 to (\d+) all played\. "
-                        r"To play the rest: --first (\d+) --games (\d+)", out)
+                        r"To play the rest: --players 2 --first (\d+) --games (\d+)", out)
     assert stopped, out
     assert int(stopped[1]) == games
     through = int(stopped[2]) + 1
     assert 100 + games - 2 <= through <= 100 + games  # two jobs: one game may be missing
     assert (int(stopped[3]), int(stopped[4])) == (through, 2100 - through)
+
+
+def test_a_run_of_every_player_count_stopped_says_how_to_play_each_count_left(
+        tmp_path: Path) -> None:
+    """Without --players a run plays every count in turn. Stopped during the first, its hint
+    was "--first K --games N-K" without --players: following it played games K.. of every
+    count, and games 0..K-1 of the counts not started never (an outside audit). The hint
+    names the count under way and each count not started, one command line each."""
+    progress = tmp_path / "progress"
+    with progress.open("w") as bar:
+        run = subprocess.Popen(
+            [str(BIN / "meeple"), "simulate", "asking-for-trobils", "--games", "2000",
+             "--jobs", "1", "--first", "100"],
+            stdout=subprocess.PIPE, stderr=bar, text=True)
+        try:
+            deadline = time.monotonic() + 120
+            while not re.search(r"2 players: +\d+%\|.*\| ([2-9]|\d\d+)/2000",
+                                progress.read_text()):
+                assert time.monotonic() < deadline, progress.read_text()[-500:]
+                assert run.poll() is None, progress.read_text()[-2000:]
+                time.sleep(0.2)
+            run.send_signal(signal.SIGINT)
+            out, _ = run.communicate(timeout=60)
+        finally:
+            run.kill()
+    assert run.returncode == 130, out
+    stopped = re.search(r"^2 players: stopped after (\d+) of 2000 games; games 100 to (\d+) all "
+                        r"played\. To play the rest: --players 2 --first (\d+) --games (\d+)$",
+                        out, re.MULTILINE)
+    assert stopped, out
+    through = int(stopped[2]) + 1
+    assert (int(stopped[3]), int(stopped[4])) == (through, 2100 - through)
+    for count in range(3, 8):
+        assert (f"\n{count} players: not started. To play them: --players {count} "
+                f"--first 100 --games 2000\n") in out, out
+    assert out.count("To play") == 6, out  # no other hint: nothing else to play
 
 
 def test_a_game_that_does_not_end_is_kept_to_be_looked_into(redis_client, monkeypatch,

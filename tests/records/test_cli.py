@@ -165,6 +165,17 @@ def test_verify_anything_else_is_a_clean_failure(tmp_path: Path, content: str) -
     assert json.loads(result.output)["problems"][0]["check"] == "format"
 
 
+@pytest.mark.parametrize("record", [{"format": "meeple-record/1"}, [1, 2]])
+def test_verify_of_a_record_without_a_game_header_counts_its_problems_plainly(
+        tmp_path: Path, record: Any) -> None:
+    """It said "INVALID:, 1 problem(s)" (an outside audit)."""
+    result = run("verify", str(write(tmp_path, record)))
+
+    assert result.exit_code == 1
+    first = result.output.splitlines()[0]
+    assert re.fullmatch(r"INVALID: \d+ problem\(s\)", first), first
+
+
 def test_verify_a_bad_keys_file_is_a_usage_error(tmp_path: Path) -> None:
     keys = write(tmp_path, {"keys": [{"id": "x"}]}, "keys.json")
 
