@@ -48,6 +48,7 @@ from events.domain.table import (
     evolve,
 )
 from events.exceptions import (
+    ArchiveUnavailable,
     GameExists,
     GameNotFound,
     IdempotencyKeyReused,
@@ -686,8 +687,14 @@ class Meeple:
         """What a private game is to whoever has no seat at it: exactly no game."""
         return GameNotFound(f"no game {game_id}")
 
-    def _not_found(self, game_id: str) -> GameNotFound:
-        """No such game; if it was an open table that expired, the error says so."""
+    def _not_found(self, game_id: str) -> MeepleError:
+        """No such game; if it was an open table that expired, the error says so. A public
+        game the lobby lists as ended, with neither its stream nor its archived document to
+        be found, was archived and its document is lost or moved: ArchiveUnavailable, for an
+        operator to restore, never "no game" (a private one stays no game to whoever asks)."""
+        listed = self.lobby.get(game_id) if self.store.archive is not None else None
+        if listed and listed["status"] == Status.ENDED.value and listed["public"]:
+            return ArchiveUnavailable(f"the archived document of game {game_id} is missing")
         return GameNotFound(self.store.gone(game_id) or f"no game {game_id}")
 
     def _seed(self, game_id: str) -> bytes:

@@ -392,13 +392,22 @@ class EventStore:
 
     def versions(self, game_ids: Sequence[str], *, archived: bool = True) -> list[int]:
         """The version of each game (0 for none), in one round trip to Redis; an archived
-        game's from the archive unless `archived` is False (then 0: not in Redis)."""
+        game's from the archive unless `archived` is False (then 0: not in Redis). A game
+        whose archived document cannot be read counts 0 too: a list of many games (the
+        lobby's pages) shows what it knows of that one, and only the game's own routes
+        answer ArchiveUnavailable."""
         pipe = self._redis.pipeline(transaction=False)
         for game_id in game_ids:
             pipe.hget(self._key(game_id, "meta"), "version")
         return [int(raw) if raw is not None else
-                self._archived_version(game_id) if archived else 0
+                self._archived_version_or_0(game_id) if archived else 0
                 for game_id, raw in zip(game_ids, pipe.execute(), strict=True)]
+
+    def _archived_version_or_0(self, game_id: str) -> int:
+        try:
+            return self._archived_version(game_id)
+        except ArchiveUnavailable:
+            return 0
 
     def head(self, game_id: str) -> tuple[int, str]:
         """(version, hash of the last envelope), or (0, GENESIS) for a game with no events."""

@@ -71,3 +71,45 @@ def test_an_unreachable_archive_is_503_with_retry_after(app, alice, bob, tmp_pat
     got = fresh.get(f"/v1/games/{game['id']}/events", headers=alice.headers)
     assert got.status_code == 503 and got.json["code"] == "archive_unavailable", got.json
     assert got.headers["Retry-After"] == "1"
+
+
+def damage(app: Flask, game_id: str) -> None:
+    path = app.extensions["meeple"].store.archive.path(game_id)
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+
+
+def test_one_damaged_archive_leaves_the_lists_working(app, alice, bob):
+    """An archive that cannot be read is 503 archive_unavailable for that game's routes;
+    the lists that name it (the lobby, a player's games) still answer, with the version the
+    lobby knows (found by an outside audit: they answered 503 to everyone)."""
+    game = alice.create(seats=2)
+    bob.post(f"/v1/games/{game['id']}/join", {})
+    finish(alice, bob, game["id"])
+    assert archive_game(app.extensions["meeple"], game["id"], app.extensions["meeple_keys"])
+    damage(app, game["id"])
+    fresh = create_app(app.config).test_client()  # another process: no cached copy
+    got = fresh.get(f"/v1/games/{game['id']}")
+    assert got.status_code == 503 and got.json["code"] == "archive_unavailable", got.json
+    lobby = fresh.get("/v1/games?status=ended")
+    inbox = fresh.get("/v1/players/me/games", headers=bob.headers)
+    assert (lobby.status_code, inbox.status_code) == (200, 200), (lobby.json, inbox.json)
+    listed = [g for g in lobby.json["items"] if g["id"] == game["id"]]
+    assert listed and listed[0]["status"] == "ended"
+
+
+def test_a_missing_archive_document_is_503_not_no_such_game(app, alice, bob):
+    """A public game the lobby lists as ended whose document is gone from the archive (lost,
+    moved) is out of reach for now, 503 archive_unavailable, not 404: nothing may make a
+    finished game look as if it never was."""
+    game = alice.create(seats=2)
+    bob.post(f"/v1/games/{game['id']}/join", {})
+    finish(alice, bob, game["id"])
+    assert archive_game(app.extensions["meeple"], game["id"], app.extensions["meeple_keys"])
+    app.extensions["meeple"].store.archive.path(game["id"]).unlink()
+    fresh = create_app(app.config).test_client()
+    for path in ("", "/events", "/record"):
+        got = fresh.get(f"/v1/games/{game['id']}{path}", headers=alice.headers)
+        assert got.status_code == 503 and got.json["code"] == "archive_unavailable", got.json
+    assert fresh.get("/v1/games/0123456789abcdef").status_code == 404  # no game stays 404
