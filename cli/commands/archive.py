@@ -19,6 +19,7 @@ from cli.connections import connections
 from events.application.meeple import Meeple
 from events.records.archiving import ArchivePass, archive_after, archive_finished_games
 from events.records.keys import Keyring
+from events.store.archive_stores import DirectoryArchive
 
 MAX_DAYS = 36_500  # a century: more is no age a game can have (and overflows a date)
 
@@ -52,12 +53,25 @@ def archive(older_than_days: float | None, games: tuple[str, ...], limit: int | 
            else _setting_age())
     if age is None:
         raise click.UsageError("MEEPLE_ARCHIVE_AFTER_DAYS is off: say --older-than-days")
+    if isinstance(app.store.archive, DirectoryArchive) and not app.store.archive.root.is_dir():
+        # A directory the API has never written to is likely not the one it reads (a relative
+        # default taken from another working directory): archived there, games would vanish.
+        raise click.UsageError(f"the archive directory {app.store.archive.root.absolute()} "
+                               "does not exist: set MEEPLE_ARCHIVE_URL to the API's archive "
+                               "(or make the directory to start a new one)")
+    # Sign only with a key the keyring already holds, as the housekeeping does: a key made
+    # here would sign records that GET /v1/keys never lists (not the API's keys directory).
+    keyring = Keyring(directory)
+    signer = keyring if keyring.has_current() else None
+    if signer is None:
+        click.echo(f"no signing key in {directory.absolute()}: only games whose final record "
+                   "is already signed are archived", err=True)
     click.echo(f"archiving ended games with no event for {_days(age)} to {app.store.archive!r}",
                err=True)
     with tqdm(total=len(games) or None, unit="game", desc="looked at",
               disable=None) as bar:
         done = archive_finished_games(
-            app, Keyring(directory), datetime.now(UTC), age, game_ids=games or None,
+            app, signer, datetime.now(UTC), age, game_ids=games or None,
             limit=limit, on_game=lambda _: bar.update(1))
     click.echo(report(done))
     if done.failed:

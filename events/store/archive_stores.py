@@ -47,7 +47,7 @@ class DirectoryArchive:
         self.root = Path(root)
 
     def __repr__(self) -> str:
-        return f"DirectoryArchive({str(self.root)!r})"
+        return f"DirectoryArchive({str(self.root.absolute())!r})"  # where, wherever it runs
 
     def path(self, game_id: str) -> Path:
         folder = hashlib.sha256(game_id.encode()).hexdigest()[:2]

@@ -28,6 +28,8 @@ def test_meeple_archive_moves_the_ended_games_and_says_what_it_moved(
     app = Meeple(redis_client, archive=DirectoryArchive(tmp_path / "archive"))
     ended = played_game(app)
     still_open = app.create_game(ALICE, RP, 2).id
+    (tmp_path / "archive").mkdir()  # the API's archive
+    Keyring(tmp_path / "keys").current()  # the API's key
     result = CliRunner().invoke(main, ["archive"], env=environment)
     assert result.exit_code == 0, result.output
     assert "archived 0" in result.output and "too recent" in result.output
@@ -46,6 +48,27 @@ def test_meeple_archive_refuses_without_an_archive(environment):
     result = CliRunner().invoke(main, ["archive"], env={**environment,
                                                         "MEEPLE_ARCHIVE_URL": "none"})
     assert result.exit_code == 2 and "nowhere to archive" in result.output
+
+
+def test_meeple_archive_refuses_a_directory_that_does_not_exist(environment):
+    """A relative default (var/archive) taken from another working directory would archive
+    games where the API never looks: they would vanish from it (an outside audit)."""
+    result = CliRunner().invoke(main, ["archive", "--older-than-days", "0"], env=environment)
+    assert result.exit_code == 2 and "does not exist" in result.output, result.output
+
+
+def test_meeple_archive_without_the_api_keys_makes_no_key_and_signs_nothing(
+        environment, redis_client: redis.Redis, tmp_path):
+    """Without a key in MEEPLE_KEYS_DIR it archives only games whose record is already
+    signed: a key made here would sign records GET /v1/keys never lists."""
+    app = Meeple(redis_client, archive=DirectoryArchive(tmp_path / "archive"))
+    game_id = played_game(app)  # ended; nobody fetched its record yet
+    (tmp_path / "archive").mkdir()
+    result = CliRunner().invoke(main, ["archive", "--older-than-days", "0"], env=environment)
+    assert result.exit_code == 1, result.output  # a game it could not archive
+    assert "no signing key" in result.output and "not signed yet" in result.output
+    assert not (tmp_path / "keys").exists()
+    assert app.store.in_redis(game_id)
 
 
 def test_the_housekeeping_job_archives_with_the_api_keys_and_never_makes_one(
