@@ -3,11 +3,15 @@ backoff, and the others go on; only a signal to the supervisor stops them all.
 
 Each child gets its own process group, so a Ctrl-C in the terminal reaches only this
 process; it then stops the children in order: first the ones that use the stores (SIGTERM:
-gunicorn and rq both finish what they are doing), then the stores themselves.
+gunicorn and rq both finish what they are doing), then the stores themselves. A spawned
+child's signals go to its whole group: what it forked (gunicorn's workers, RQ's scheduler)
+stops with it, and when a child dies, whatever it left behind is stopped before it is
+started again (an orphaned RQ scheduler kept its lock, and outlived `meeple run`).
 """
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import threading
@@ -43,6 +47,20 @@ class Child:
     started_at: float = 0.0
     restart_at: float | None = None
     failures: int = 0
+    own_group: bool = False  # spawned in a process group of its own, whose id is its pid
+
+    def signal_group(self, signum: int) -> None:
+        """`signum` to the child and everything it forked (its process group), or to the
+        child alone if it has no group of its own (a store started elsewhere)."""
+        if self.proc is None:
+            return
+        try:
+            if self.own_group:
+                os.killpg(self.proc.pid, signum)
+            elif self.proc.poll() is None:
+                self.proc.send_signal(signum)
+        except (ProcessLookupError, PermissionError):
+            pass  # nothing of it left
 
     def launch(self) -> None:
         self.proc = self.start()
@@ -68,6 +86,7 @@ class Supervisor:
             return subprocess.Popen(list(command), env=env, process_group=0,
                                     preexec_fn=die_with_parent)
         self.adopt(name, start, store=False, started=None)
+        self.children[name].own_group = True
 
     def adopt(self, name: str, start: Start, *, store: bool,
               started: subprocess.Popen[bytes] | None) -> None:
@@ -99,6 +118,7 @@ class Supervisor:
             return
         if child.proc is None or child.proc.poll() is None:
             return
+        child.signal_group(signal.SIGKILL)  # what it forked dies with it
         self._failed(child, now, f"exited with {child.proc.returncode}")
 
     def _failed(self, child: Child, now: float, why: str) -> None:
@@ -116,8 +136,7 @@ class Supervisor:
         for stores in (False, True):
             group = [child for child in self.children.values() if child.store is stores]
             for child in group:
-                if child.proc is not None and child.proc.poll() is None:
-                    child.proc.send_signal(signal.SIGTERM)
+                child.signal_group(signal.SIGTERM)
             for child in group:
                 self._reap(child)
         self.children.clear()
@@ -130,5 +149,6 @@ class Supervisor:
             child.proc.wait(CHILD_GRACE_SECONDS)
         except subprocess.TimeoutExpired:
             log.warning("child did not stop in time; killing it", child=child.name)
+            child.signal_group(signal.SIGKILL)
             child.proc.kill()
             child.proc.wait()

@@ -79,3 +79,56 @@ def test_a_signal_is_an_orderly_stop(supervisor: Supervisor) -> None:
     assert supervisor.wait() == 0
     supervisor.stop_all()
     assert sleeper.returncode == -signal.SIGTERM
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie is dead but for its parent's wait: /proc says so.
+    with open(f"/proc/{pid}/stat") as stat:
+        return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_what_a_dead_child_forked_is_stopped_before_it_is_started_again(
+        supervisor: Supervisor, tmp_path) -> None:
+    """`kill -9` of RQ's worker left its forked scheduler running, holding the scheduler's
+    lock and outliving `meeple run` (an outside audit): a child's process group goes with it."""
+    grandchild = tmp_path / "grandchild"
+    supervisor.spawn("forker", python(
+        "import subprocess, sys, time\n"
+        "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'])\n"
+        f"open({str(grandchild)!r}, 'w').write(str(p.pid))\n"
+        "time.sleep(120)\n"), dict(os.environ))
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not grandchild.exists():
+        time.sleep(0.05)
+    forked = int(grandchild.read_text())
+    child = supervisor.children["forker"]
+    assert child.proc is not None and alive(forked)
+    os.kill(child.proc.pid, signal.SIGKILL)
+    child.proc.wait()
+    supervisor._look_after(child)  # what `wait` does every POLL_SECONDS
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and alive(forked):
+        time.sleep(0.05)
+    assert not alive(forked)
+
+
+def test_stopping_stops_what_the_children_forked(supervisor: Supervisor, tmp_path) -> None:
+    grandchild = tmp_path / "grandchild"
+    supervisor.spawn("forker", python(
+        "import subprocess, sys, time\n"
+        "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'])\n"
+        f"open({str(grandchild)!r}, 'w').write(str(p.pid))\n"
+        "time.sleep(120)\n"), dict(os.environ))
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not grandchild.exists():
+        time.sleep(0.05)
+    forked = int(grandchild.read_text())
+    supervisor.stop_all()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and alive(forked):
+        time.sleep(0.05)
+    assert not alive(forked)
