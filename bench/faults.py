@@ -191,7 +191,8 @@ def main() -> None:
         env = {k: v for k, v in os.environ.items()
                if k not in ("MEEPLE_REDIS_URL", "MEEPLE_RATELIMIT_REDIS_URL")}
         env.update({"MEEPLE_RATE_LIMIT": "1000000 per minute",
-                    "MEEPLE_REGISTRATION_RATE_LIMIT": "1000000 per minute"})
+                    "MEEPLE_REGISTRATION_RATE_LIMIT": "1000000 per minute",
+                    "MEEPLE_MAX_BOT_GAMES": "0"})  # one host runs all the bot games
         with log_path.open("wb") as log:
             run = subprocess.Popen([str(MEEPLE), "run", "--port", str(port), "--workers", "2",
                                     "--smtpd-port", str(smtpd)], cwd=workdir, env=env,

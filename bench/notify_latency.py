@@ -180,6 +180,7 @@ def main() -> None:
         os.environ["MEEPLE_KEYS_DIR"] = env["MEEPLE_KEYS_DIR"]
         client = redis.Redis.from_url(server.url)
         app = Meeple(client, RQDispatcher(client), min_move_seconds=1)
+        app.max_bot_games = None  # one host runs all the bot games, on purpose
         with workers(args.layout, env):
             host = person(app, "host")
             for _ in range(args.bot_games):

@@ -195,6 +195,7 @@ def _start_worker(events: str, control: str) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _app = Meeple.connect(connect_urls(events, control), dispatch=False)
+    _app.max_bot_games = None  # its own tables, each played to its end (or its error)
 
 
 Task = tuple[str, int, str, int, int, dict[str, Any], str, str]

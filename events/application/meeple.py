@@ -82,6 +82,9 @@ CACHE_SIZE = 512
 MESSAGE_MAX_LENGTH = 500
 # Open tables (waiting for players) that seat one player at most at once.
 MAX_OPEN_GAMES = 20
+# Bot-only tables (join=false, every seat a bot) a player may have running at once: each
+# plays to its end on the `ai` workers, which every table's bots share.
+MAX_BOT_GAMES = 3
 # How long a lock on a player's open-table count lives: what a lock left by a process that
 # died holds the next request up (the count and the write take milliseconds). A request
 # waits twice that for it, so a dead holder's lock always expires while it waits.
@@ -135,6 +138,10 @@ class Meeple:
         self._tables: LRU[Table] = LRU(CACHE_SIZE)
         self._seeds: LRU[bytes] = LRU(CACHE_SIZE)
         self._id_secret: bytes | None = None  # keyed_game_id's, read on first use
+        # Bot-only tables a player may have running at once (MEEPLE_MAX_BOT_GAMES; 0: any
+        # number). None for a process that plays its own one after another (`meeple simulate`).
+        limit = int(os.environ.get("MEEPLE_MAX_BOT_GAMES") or MAX_BOT_GAMES)
+        self.max_bot_games: int | None = limit or None
 
     @classmethod
     def connect(cls, connections: Connections, *, dispatch: bool = True) -> Meeple:
@@ -204,7 +211,8 @@ class Meeple:
         if join:
             joins.append((player, None, False, seat_seed))
         # A table whose seats are all taken at once (bots, the creator) starts: it won't wait.
-        with self._open_quota(player, waits=len(joins) < seats):
+        bots_only = len(levels) >= seats
+        with self._open_quota(player, waits=len(joins) < seats, bots_only=bots_only):
             seed = self._new_seed()
             events = _creation(game, game_id, seats, clean_options, rule, joins, seed,
                                public)  # may refuse
@@ -223,6 +231,8 @@ class Meeple:
             table = self._fold(Table.empty(game_id), result.envelopes, seed)
             if not join and table.status is Status.OPEN:
                 self.redis.zadd(f"{self.prefix}:hosting:{player.id}", {game_id: time.time()})
+            if bots_only:
+                self.redis.zadd(f"{self.prefix}:bot-games:{player.id}", {game_id: time.time()})
             return self._committed(table, len(result.envelopes), by=player.id)
 
     def keyed_game_id(self, player_id: str, idempotency_key: str) -> str:
@@ -245,14 +255,17 @@ class Meeple:
         return self._id_secret
 
     @contextmanager
-    def _open_quota(self, player: Player, waits: bool) -> Iterator[None]:
+    def _open_quota(self, player: Player, waits: bool, bots_only: bool = False
+                    ) -> Iterator[None]:
         """Tables waiting for players cost storage and nobody may make them without end:
-        at most MEEPLE_MAX_OPEN_GAMES (20) open tables a player sits at or made at once.
-        When the request at hand leaves one more table waiting for the player (`waits`), the
-        count and the write that adds the table (up to the lobby, where the next count reads
-        it) hold the player's lock: requests of one player racing each other would all read
-        the same count and all pass it."""
-        if not waits:
+        at most MEEPLE_MAX_OPEN_GAMES (20) open tables a player sits at or made at once. A
+        bot-only table costs the `ai` workers every table shares until it ends: at most
+        MEEPLE_MAX_BOT_GAMES (3) running at once a player made. When the request at hand
+        leaves one more table waiting for the player (`waits`), or makes a bot-only one, the
+        count and the write that adds the table (up to the lobby, or the player's list of
+        bot-only tables, where the next count reads it) hold the player's lock: requests of
+        one player racing each other would all read the same count and all pass it."""
+        if not waits and not bots_only:
             yield
             return
         lock = self.redis.lock(f"{self.prefix}:open-quota-lock:{player.id}",
@@ -262,7 +275,10 @@ class Meeple:
             raise QuotaExceeded("you are opening or joining too many tables at once: wait "
                                 "for those requests to be answered, then try again")
         try:
-            self._check_open_quota(player)
+            if waits:
+                self._check_open_quota(player)
+            if bots_only:
+                self._check_bot_quota(player)
             yield
         finally:
             with suppress(LockError):  # held past its timeout: another holds it now
@@ -276,15 +292,29 @@ class Meeple:
                                 f"{limit}): start or fill one before you open or join "
                                 "another")
 
+    def _check_bot_quota(self, player: Player) -> None:
+        limit = self.max_bot_games
+        if limit is None:
+            return
+        running = self._count_listed(f"{self.prefix}:bot-games:{player.id}",
+                                     {"open", "active"})
+        if running >= limit:
+            raise QuotaExceeded(f"you have {running} bot-only tables being played (at most "
+                                f"{limit}): wait for one to end before you start another")
+
     def _hosted_open(self, player_id: str) -> int:
         """How many open tables the player made without a seat (`join=false`): the streams
         do not say who made a table (GameCreated is by "system"), so each is listed at its
         creation under the player, and those no longer open are dropped here."""
-        key = f"{self.prefix}:hosting:{player_id}"
+        return self._count_listed(f"{self.prefix}:hosting:{player_id}", {"open"})
+
+    def _count_listed(self, key: str, statuses: set[str]) -> int:
+        """How many of the tables listed at `key` the lobby shows in one of `statuses`; the
+        others are dropped from the list (they never come back to these)."""
         ids = [raw.decode() if isinstance(raw, bytes) else str(raw)
                for raw in self.redis.zrange(key, 0, -1)]
         done = [game_id for game_id, status in zip(ids, self.lobby.statuses(ids), strict=True)
-                if status != "open"]
+                if status not in statuses]
         if done:
             self.redis.zrem(key, *done)
         return len(ids) - len(done)

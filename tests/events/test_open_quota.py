@@ -9,7 +9,7 @@ import threading
 import pytest
 import redis
 
-from events.accounts.players import Player
+from events.accounts.players import Player, bot_player
 from events.application.meeple import Meeple
 from events.exceptions import QuotaExceeded
 from events.store.clients import EventsClient
@@ -63,3 +63,29 @@ def test_joining_a_table_that_still_waits_counts_toward_the_quota(
     # Under the quota, a join that leaves the table waiting is fine.
     app.join_game(CAROL, waiting.id)
     assert app.lobby.open_tables(CAROL.id) == 1
+
+
+def test_bot_only_tables_a_player_runs_at_once_are_bounded(
+        redis_client: redis.Redis, events_redis: EventsClient,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bot-only table plays to its end on the `ai` workers every table shares: one key
+    that opened hundreds of them held up every other table's bots for minutes (an outside
+    audit). At most MEEPLE_MAX_BOT_GAMES run at once for a player; one that ends frees its
+    place; other players are not held by it."""
+    monkeypatch.setenv("MEEPLE_MAX_BOT_GAMES", "2")
+    app = Meeple(redis_client, events=events_redis)
+    first = app.create_game(ALICE, RP, 2, bots=[0, 1], join=False)
+    app.create_game(ALICE, RP, 2, bots=[0, 1], join=False)
+    with pytest.raises(QuotaExceeded) as refused:
+        app.create_game(ALICE, RP, 2, bots=[0, 1], join=False)
+    assert "bot-only" in refused.value.detail
+    app.create_game(BOB, RP, 2, bots=[0, 1], join=False)  # another player's own count
+    app.create_game(ALICE, RP, 2, bots=[1])  # a table she plays at is not bot-only
+    table = app.load(first.id)
+    while table.status.value != "ended":  # the bots' moves, as the `ai` worker plays them
+        seat = table.actors()[0]
+        assert table.state is not None
+        move = table.game.legal_moves(table.state, seat)[0]
+        bot = bot_player(seat, "random")
+        table = app.play_moves(bot, first.id, [{"id": move["id"]}], table.version, seat).table
+    app.create_game(ALICE, RP, 2, bots=[0, 1], join=False)
