@@ -9,6 +9,7 @@ each played card a side that some true game allows. Pure: no I/O, randomness fro
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 from games.rng import Rng
@@ -92,3 +93,97 @@ def attribute(plays: list[list[tuple[str, int]]], old: list[int], new_cards: Cou
         out.append(chosen[at:at + len(mine)])
         at += len(mine)
     return out
+
+
+@dataclass
+class Dealt:
+    """A world's hidden cards of one kind after a reshuffle: the deck, and per seat dealt
+    anew its unknown cards, how many of each it drew from the new deck (its `drawn`) and, for
+    the seat whose draw straddled the reshuffle, that whole draw (its `straddle`)."""
+
+    deck: list[str]
+    hands: dict[int, Counter[str]]
+    drawn: dict[int, list[str]]
+    straddle: dict[int, list[str]]
+
+
+def deal(books: dict[str, Any], deck: list[str], unknown: dict[int, Counter[str]],
+         kept: list[int], kept_drawn: Counter[str], kept_straddle: Counter[str],
+         rng: Rng) -> Dealt | None:
+    """Deal the deck and the `unknown` cards of the other seats anew, as some true world
+    could hold them, from the books of the last reshuffle (`provenance`: `pool`, the new
+    deck's cards; `old`, the unknown cards each seat held then; `ledger`, per seat, its
+    draws from the new deck (ints) and the cards that left its hand face up since;
+    `straddle`, [seat, old, new] of a draw across the reshuffle). `kept`: the seats whose
+    hands stay (the one that imagines, and whoever else the game keeps), `kept_drawn` what
+    they drew from the new deck, `kept_straddle` the straddling draw if one of them made it.
+
+    The cards of the new deck not drawn by a kept seat ("new") are in the deck, among the
+    others' unknown cards or among the cards they played since; the other hidden cards
+    ("old": the unseen ones with the ones played since, less the new ones) were unknown
+    cards at the reshuffle. Each played card gets a side (`attribute`); the new cards not
+    played are dealt to the deck and each seat's new cards (what it drew less what it
+    played as new), the old ones to each seat's old cards; each pool in a canonical order,
+    shuffled. None when there is no such world within the search's budget (the caller then
+    deals as if there were no books)."""
+    others = list(unknown)
+    unseen = Counter(deck) + sum(unknown.values(), Counter())
+    plays: list[list[tuple[str, int]]] = []  # per other seat: (card, new cards drawn by then)
+    played: Counter[str] = Counter()
+    for s in others:
+        drawn, mine = 0, []
+        for entry in books["ledger"][s]:
+            if isinstance(entry, int):
+                drawn += entry
+            else:
+                mine.append((entry, drawn))
+                played[entry] += 1
+        plays.append(mine)
+    straddle = books["straddle"]  # [seat, old cards, new cards] of a draw across the reshuffle
+    new_cards = Counter(books["pool"])
+    new_cards.subtract(kept_drawn)
+    old = [books["old"][s] for s in others]
+    if straddle is not None and straddle[0] in kept:
+        # A kept hand's draw across the reshuffle: which of its cards were the new ones is
+        # chosen like the sides of played cards, as if another seat had played them all.
+        plays.append([(c, straddle[2]) for c in sorted(kept_straddle.elements())])
+        old.append(straddle[1])
+        played += kept_straddle
+    old_cards = unseen + played - new_cards
+    if old_cards + new_cards != unseen + played:
+        return None  # books that do not add up (cannot happen)
+    sides = attribute(plays, old, new_cards, old_cards, rng)
+    if sides is None:
+        return None
+    for mine, side in zip(plays[len(others):], sides[len(others):], strict=True):
+        new_cards -= Counter(c for (c, _), is_new in zip(mine, side, strict=True) if is_new)
+        old_cards -= Counter(c for (c, _), is_new in zip(mine, side, strict=True) if not is_new)
+    slots: list[tuple[int, Counter[str], int, list[str]]] = []
+    n = len(others)  # the straddle's sides, if any, come after: its cards are kept
+    for s, mine, side in zip(others, plays[:n], sides[:n], strict=True):
+        as_new = Counter(c for (c, _), is_new in zip(mine, side, strict=True) if is_new)
+        as_old = [c for (c, _), is_new in zip(mine, side, strict=True) if not is_new]
+        new_cards -= as_new
+        old_cards -= Counter(as_old)
+        new_slots = sum(e for e in books["ledger"][s] if isinstance(e, int)) - len(mine) + \
+            len(as_old)
+        if new_slots < 0 or new_slots + books["old"][s] - len(as_old) != unknown[s].total():
+            return None  # books that do not add up (cannot happen)
+        slots.append((s, as_new, new_slots, as_old))
+    new_pool = sorted(new_cards.elements())  # canonical: which card is where is what is hidden
+    old_pool = sorted(old_cards.elements())
+    rng.shuffle(new_pool)
+    rng.shuffle(old_pool)
+    dealt = Dealt(deck=[], hands={}, drawn={}, straddle={})
+    for s, as_new, new_slots, as_old in slots:
+        old_slots = unknown[s].total() - new_slots
+        fresh, held = new_pool[:new_slots], old_pool[:old_slots]
+        del new_pool[:new_slots], old_pool[:old_slots]
+        dealt.hands[s] = Counter(fresh + held)
+        new = fresh + sorted(as_new.elements())
+        if straddle is not None and straddle[0] == s:  # any of its new and old cards will do
+            dealt.straddle[s] = new[:straddle[2]] + (held + as_old)[:straddle[1]]
+            new = new[straddle[2]:]
+        dealt.drawn[s] = new
+    dealt.deck = new_pool
+    return dealt

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from games.generations import attribute
+from games.generations import deal
 from games.json_data import clone
 from games.rng import Rng
 from games.trappist_one.board import RESOURCES, State
@@ -151,104 +151,30 @@ def _deal_factories(state: State, others: list[int], rng: Rng) -> None:
 
 def _deal_generations(state: State, seat: int, others: list[int], rng: Rng) -> bool:
     """After a reshuffle (the books of `board.new_generation`): the factory deck and the
-    hands of `others`, dealt so that a true world could hold them. False when there are no
-    books (no reshuffle yet; or a state kept from before they were kept): then the pooled
-    deal of `_deal_factories` is right (or the best there is).
-
-    What the seat knows since the last reshuffle: the new deck's composition (`pool`: the
-    discard pile, face up); what it drew from it itself (its `drawn`); how many cards each
-    other seat held at the reshuffle (`old`), how many it drew from the new deck since and
-    which left its hand face up, in order (`ledger`). So the cards of the new deck it has not
-    seen drawn ("new": `pool` less its own draws) are in the deck, in the other hands or
-    among the cards they have played since; the other hidden cards ("old": the unseen cards
-    with the ones the others played since, less the new ones) were in the others' hands at
-    the reshuffle, and are still there or among the played ones.
-
-    A card another seat played since may have been an old or a new one, and the log does not
-    say which. Each such card is given a side (`games.generations.attribute`): new only if
-    the seat had drawn more new cards by then than it had played as new, old only while it
-    had old cards left, and never more of a resource on a side than that side holds. Some
-    choice always exists (the true one); a backtracking search finds one, trying the sides
-    in an order drawn from `rng` (if the search runs past its budget, the pooled deal is
-    used). Then the new cards not played are dealt at random to the deck and each other
-    seat's new cards (what it drew less what it played as new), and the old ones not played
-    to each seat's old cards: every world dealt is one the log allows, not every such world
-    equally often.
-    The seat's own draw across the reshuffle, if any (the fact names its cards together, so
-    the seat does not know which came from the new deck), is given sides the same way, as
-    if its cards had been played: which of them were new decides how many of each resource
-    the new side holds. Each dealt seat's `drawn` (and `straddle`) is set to go with its new
-    cards.
-
-    Known limit: the old cards are one pool. After a second reshuffle, what an earlier
-    generation's deck held (and which seat drew it) could tell more about whose hand an old
-    card is in; that is not kept."""
+    hands of `others`, dealt so that a true world could hold them (`games.generations.deal`:
+    the new deck only from what the discard pile held, the cards each other seat held then
+    only in its hand or among what it played since; the seat's own draw across the
+    reshuffle, if any, counted as both may have been). False when there are no books (no
+    reshuffle yet; or a state kept from before they were kept) or no world was found: then
+    the pooled deal of `_deal_factories` (right before a reshuffle, the best there is after).
+    Known limit: after a second reshuffle, the cards held at the last one are one pool."""
     books = state.get("provenance")
     if books is None or any(state["seats"][s]["pick"] is not None for s in others):
         return False
     players = state["seats"]
-    unseen: Counter[str] = Counter(state["factory_deck"])
+    straddle = books["straddle"]
+    dealt = deal(books, state["factory_deck"], {s: Counter(players[s]["hand"]) for s in others},
+                 [seat], Counter(players[seat]["drawn"]),
+                 Counter(players[seat]["straddle"]) if straddle and straddle[0] == seat
+                 else Counter(), rng)
+    if dealt is None:
+        return False
     for s in others:
-        unseen.update(players[s]["hand"])
-    plays: list[list[tuple[str, int]]] = []  # per other seat: (resource, new cards drawn by then)
-    played: Counter[str] = Counter()
-    for s in others:
-        drawn, mine = 0, []
-        for entry in books["ledger"][s]:
-            if isinstance(entry, int):
-                drawn += entry
-            else:
-                mine.append((entry, drawn))
-                played[entry] += 1
-        plays.append(mine)
-    straddle = books["straddle"]  # [seat, old cards, new cards] of a draw across the reshuffle
-    new_cards = Counter(books["pool"])  # the new deck, less what the seat knows it drew from it
-    new_cards.subtract(players[seat]["drawn"])
-    old = [books["old"][s] for s in others]
-    if straddle is not None and straddle[0] == seat:
-        # The seat's own draw across the reshuffle: which of its cards were the new ones is
-        # chosen like the sides of played cards, as if another seat had played them all.
-        straddled = Counter(players[seat]["straddle"])
-        plays.append([(r, straddle[2]) for r in sorted(straddled.elements())])
-        old.append(straddle[1])
-        played += straddled
-    old_cards = unseen + played - new_cards
-    if old_cards + new_cards != unseen + played:
-        return False  # books that do not add up (cannot happen): the pooled deal
-    sides = attribute(plays, old, new_cards, old_cards, rng)
-    if sides is None:
-        return False  # no world fits the books (cannot happen): the pooled deal
-    for mine, side in zip(plays[len(others):], sides[len(others):], strict=True):
-        new_cards -= Counter(c for (c, _), is_new in zip(mine, side, strict=True) if is_new)
-        old_cards -= Counter(c for (c, _), is_new in zip(mine, side, strict=True) if not is_new)
-    dealt: list[tuple[int, Counter[str], int, list[str]]] = []
-    n = len(others)  # the straddle's sides, if any, come after: its cards are kept
-    for s, mine, side in zip(others, plays[:n], sides[:n], strict=True):
-        as_new = Counter(r for (r, _), is_new in zip(mine, side, strict=True) if is_new)
-        as_old = [r for (r, _), is_new in zip(mine, side, strict=True) if not is_new]
-        new_cards -= as_new
-        old_cards -= Counter(as_old)
-        new_slots = sum(e for e in books["ledger"][s] if isinstance(e, int)) - len(mine) + \
-            len(as_old)
-        if new_slots < 0 or new_slots + books["old"][s] - len(as_old) \
-                != sum(players[s]["hand"].values()):
-            return False  # books that do not add up (cannot happen): the pooled deal
-        dealt.append((s, as_new, new_slots, as_old))
-    new_pool = sorted(new_cards.elements())  # canonical: which card is where is what is hidden
-    old_pool = sorted(old_cards.elements())
-    rng.shuffle(new_pool)
-    rng.shuffle(old_pool)
-    for s, as_new, new_slots, as_old in dealt:
-        old_slots = sum(players[s]["hand"].values()) - new_slots
-        fresh, kept = new_pool[:new_slots], old_pool[:old_slots]
-        del new_pool[:new_slots], old_pool[:old_slots]
-        players[s]["hand"] = _counts(fresh + kept)
-        new = fresh + sorted(as_new.elements())
-        if straddle is not None and straddle[0] == s:  # any of its new and old cards will do
-            players[s]["straddle"] = _counts(new[:straddle[2]] + (kept + as_old)[:straddle[1]])
-            new = new[straddle[2]:]
-        players[s]["drawn"] = _counts(new)
-    state["factory_deck"] = new_pool
+        players[s]["hand"] = _counts(list(dealt.hands[s].elements()))
+        players[s]["drawn"] = _counts(dealt.drawn[s])
+        if s in dealt.straddle:
+            players[s]["straddle"] = _counts(dealt.straddle[s])
+    state["factory_deck"] = dealt.deck
     return True
 
 
