@@ -9,6 +9,7 @@ import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from selenium import webdriver
@@ -16,7 +17,15 @@ from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 
-from tests.e2e.conftest import live_server  # noqa: F401  (a fixture, used by the tests here)
+from tests.conftest import free_port
+from tests.e2e.conftest import (  # noqa: F401  (live_server: a fixture, used by the tests here)
+    live_server,
+    server_env,
+    start_api,
+    start_worker,
+    stop_all,
+    wait_for,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "var" / "screenshots"
@@ -29,6 +38,24 @@ def chromium_paths() -> tuple[str, str]:
         pytest.fail("Chromium is missing: install Debian's chromium and chromium-driver "
                     "(tests/install-system-packages.sh does, as root)")
     return browser, driver
+
+
+@pytest.fixture()
+def default_limits_server(redis_url: str, redis_client: Any, events_url: str,
+                          tmp_path: Path) -> Iterator[str]:
+    """As live_server, but with the API's DEFAULT rate limits (300 requests a minute per
+    caller: what `make run` and a deployment have), not the 100,000 that server_env sets."""
+    port = free_port()
+    env = server_env(redis_url, events_url, tmp_path / "keys", port)
+    del env["MEEPLE_RATE_LIMIT"]
+    api = start_api(env)
+    worker = start_worker(env, "--with-scheduler")
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(base + "/healthz", api)
+        yield base
+    finally:
+        stop_all([api, worker])
 
 
 @pytest.fixture(scope="session")

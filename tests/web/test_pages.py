@@ -5,6 +5,7 @@ tampered one; a spectator's page holds no seat's secrets. Screenshots go to var/
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import threading
@@ -223,8 +224,9 @@ HOLD_THE_MOVES_OWN_REFRESH = r"""
             window.slowAnswer = 'answered';
             return answer;
         }
-        const fromPlay = (new Error().stack || '').includes('at play ');
-        if (window.slowAnswer === 'answered' && fromPlay && /\/v1\/games\/[^/?]+$/.test(url)) {
+        // The next read of the game after the answer is the move's own refresh's (the
+        // stream's refresh that showed the move is over, and nothing newer came yet).
+        if (window.slowAnswer === 'answered' && /\/v1\/games\/[^/?]+$/.test(url)) {
             const answer = await original(...args);
             window.slowAnswer = 'holding';
             await sleep(2000);
@@ -270,6 +272,44 @@ def test_a_slow_answer_never_puts_an_older_table_over_a_newer_one(live_server, b
     time.sleep(1)  # and it stays there: no late answer takes it back
     assert page_is_current(browser)
     assert any("newer" in item.text for item in browser.find_elements(By.CSS_SELECTOR, "#log li"))
+
+
+# Before the page's own scripts: every live stream the page reads is also kept, as text, in
+# `window.streamed` (DevTools gives no body of an answer still open).
+KEEP_THE_STREAMS = r"""
+    window.streamed = [];
+    const original = window.fetch;
+    window.fetch = async (...args) => {
+        const answer = await original(...args);
+        if (!String(args[0]).includes('/stream') || !answer.body) return answer;
+        const [kept, given] = answer.body.tee();
+        (async () => {
+            const reader = kept.pipeThrough(new TextDecoderStream()).getReader();
+            for (;;) {
+                const { value, done } = await reader.read();
+                if (done) return;
+                window.streamed.push(value);
+            }
+        })();
+        return new Response(given, { status: answer.status, statusText: answer.statusText,
+                                     headers: answer.headers });
+    };"""
+
+
+@contextlib.contextmanager
+def before_each_page(browser: WebDriver, source: str) -> Iterator[None]:
+    """`source` runs in every page loaded meanwhile, before the page's own scripts."""
+    added = browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
+                                    {"source": source})
+    try:
+        yield
+    finally:
+        browser.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument",
+                                {"identifier": added["identifier"]})
+
+
+def streams_kept(browser: WebDriver) -> contextlib.AbstractContextManager[None]:
+    return before_each_page(browser, KEEP_THE_STREAMS)
 
 
 def alice_id(player: Http) -> str:
@@ -393,17 +433,20 @@ def test_a_spectators_page_holds_no_seats_secrets(live_server, browser):
 
     use_key(browser, live_server, None)
     browser.get_log("performance")
-    browser.get(f"{live_server}/games/{game_id}")
-    wait(browser, lambda b: dataset(b, "game", "version"))
-    time.sleep(1)  # the bot moves meanwhile: the page refreshes from the stream
+    with streams_kept(browser):
+        browser.get(f"{live_server}/games/{game_id}")
+        wait(browser, lambda b: dataset(b, "game", "version"))
+        time.sleep(1)  # the bot moves meanwhile: the page refreshes from the stream
+        streamed = str(browser.execute_script("return window.streamed.join('')"))
     page = browser.find_element(By.TAG_NAME, "body").text
     stored = browser.execute_script(
         "return JSON.stringify(Object.assign({}, window.localStorage, window.sessionStorage))"
         " + document.cookie")
     answers = api_bodies(browser)
-    assert any("/table" in url for url in answers) and any("/events" in url for url in answers)
+    # The log comes from the stream (its lines are the events as this viewer may see them).
+    assert any("/table" in url for url in answers) and '"GameStarted"' in streamed
     assert "Hand: " in page and "Hand (" not in page  # sizes only, for both seats
-    for url, body in answers.items():
+    for url, body in [*answers.items(), ("the stream", streamed)]:
         assert "Hand (" not in body and not re.search(r'"hand"\s*:', body), url
     assert "Hand (" not in stored and "mk_" not in stored
     screenshot(browser, "table-spectator-rp")

@@ -402,6 +402,24 @@ def test_a_removed_event_breaks_the_chain_where_it_was(page: webdriver.Chrome, s
     assert result["events"] == len(record["events"])
 
 
+def test_the_first_place_that_fails_is_named_whichever_check_finds_it(
+        page: webdriver.Chrome, site: Site, server: Server) -> None:
+    """Event 20 removed and a move after 40 changed: hashes (checked first) fail at the
+    changed move, the chain at 21; the record first fails at 21, and the verdict says so."""
+    record = server_record(server)
+    changed = next(e for e in record["events"] if e["type"] == "MovePlayed" and e["v"] > 40)
+    changed["data"]["move"]["id"] += "-changed"
+    del record["events"][19]
+    result = verify(page, site, record, server.keys())
+    assert result["failure"]["check"] == "chain", result["failure"]
+    assert result["failure"]["version"] == 21, result["failure"]
+    assert result["summary"].startswith("Verification failed at event 21 "), result["summary"]
+    assert check_states(result) == {"format": True, "hashes": False, "chain": False,
+                                    "seed": True, "signature": False}
+    hashes = next(c for c in result["checks"] if c["name"] == "hashes")
+    assert f"event {changed['v']} (MovePlayed)" in hashes["detail"]  # still listed
+
+
 def test_reordered_or_repeated_events_break_the_chain(page: webdriver.Chrome, site: Site,
                                                       server: Server) -> None:
     record = server_record(server)

@@ -17,19 +17,69 @@ export function setApiKey(key) {
 }
 
 export class ApiError extends Error {
-  constructor(status, problem) {
+  constructor(status, problem, retryAfter = null) {
     super(problem?.detail || `HTTP ${status}`);
     this.status = status;
     this.code = problem?.code || `http_${status}`;
     this.problem = problem;
+    this.retryAfter = retryAfter; // seconds the server asked to wait (429, 503), or null
   }
+}
+
+// The seconds of an answer's Retry-After (a number of seconds or an HTTP date), or null.
+export function retryAfterOf(response) {
+  const value = response.headers.get("Retry-After");
+  if (!value) return null;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? null : Math.max(0, (date - Date.now()) / 1000);
+}
+
+// How long to wait before trying again after `error` (ms): what the server asked for
+// (Retry-After), else 1, 2, 4 … 30 s for the `failures`-th failure in a row.
+export function backoff(error, failures) {
+  const asked = error instanceof ApiError ? error.retryAfter : null;
+  if (asked !== null && asked !== undefined) return Math.min(asked, 120) * 1000 + 100;
+  return Math.min(30000, 1000 * 2 ** Math.max(0, failures - 1));
+}
+
+// Where this caller stands under the API's rate limit shared by every route (the IETF
+// draft's `RateLimit: "all";r=<left>;t=<seconds to the reset>`, on each answer), or null.
+let standing = null;
+
+export function noteRateLimit(response) {
+  const match = /^"all";r=(\d+);t=(\d+)/.exec((response.headers.get("RateLimit") || "").trim());
+  if (match) {
+    standing = { left: Number(match[1]), resetAt: performance.now() + Number(match[2]) * 1000 };
+  }
+}
+
+// The pause (ms) to leave between two batches of `requests` calls so that what is left of
+// the caller's allowance lasts until it resets, `reserve` kept for the viewer's own actions
+// (a move, a message): next to nothing under a generous limit, about 0.2 s a request
+// under the default 300 a minute, the rest of the window once only the reserve is left.
+export function paceFor(requests, reserve = 10) {
+  if (standing === null) return 0;
+  const untilReset = standing.resetAt - performance.now();
+  if (untilReset <= 0) return 0; // a new window: the figure is old
+  const usable = standing.left - reserve;
+  return usable <= 0 ? untilReset : (requests * untilReset) / usable;
+}
+
+export const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
+
+// The headers of a call with the viewer's key, if any.
+export function authHeaders(key = apiKey(), headers = {}) {
+  const sent = { ...headers };
+  if (key) sent.Authorization = `Bearer ${key}`;
+  return sent;
 }
 
 // A JSON call to the API with the viewer's key, if any. Problems (RFC 9457) become
 // ApiError, with the server's own words as the message.
 export async function api(path, { method = "GET", body, key = apiKey(), headers = {} } = {}) {
-  const sent = { Accept: "application/json", ...headers };
-  if (key) sent.Authorization = `Bearer ${key}`;
+  const sent = authHeaders(key, { Accept: "application/json", ...headers });
   if (body !== undefined) sent["Content-Type"] = "application/json";
   // "no-store": a page always wants the game as it is now, for this key. (Chromium was seen
   // to revalidate a stored answer made for another key, despite `Vary: Authorization`, and
@@ -38,10 +88,31 @@ export async function api(path, { method = "GET", body, key = apiKey(), headers 
     method, headers: sent, body: body === undefined ? undefined : JSON.stringify(body),
     cache: "no-store",
   });
+  noteRateLimit(response);
   const text = await response.text();
-  const parsed = text ? JSON.parse(text) : null;
-  if (!response.ok) throw new ApiError(response.status, parsed);
-  return parsed;
+  if (!response.ok) throw new ApiError(response.status, problemOf(text), retryAfterOf(response));
+  return text ? JSON.parse(text) : null;
+}
+
+// A text answer (a record: verified on its exact bytes) with the viewer's key: the response
+// and its text; any other answer than 200 is an ApiError.
+export async function apiText(path, { key = apiKey() } = {}) {
+  const response = await fetch(path, { headers: authHeaders(key), cache: "no-store" });
+  noteRateLimit(response);
+  const text = await response.text();
+  if (response.status !== 200) {
+    throw new ApiError(response.status, problemOf(text), retryAfterOf(response));
+  }
+  return { response, text };
+}
+
+function problemOf(text) {
+  try {
+    const parsed = text ? JSON.parse(text) : null;
+    return parsed && typeof parsed === "object" ? parsed : null;
+  } catch {
+    return null; // not JSON (a proxy's page): the status says it
+  }
 }
 
 // A game type's title ("Trappist One") from its id ("trappist-one").

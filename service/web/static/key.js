@@ -9,6 +9,7 @@ form.addEventListener("submit", (event) => {
   setApiKey(input.value.trim());
   window.location.reload();
 });
+form.hidden = false; // shown only when this script runs: it keeps the key in the browser
 document.getElementById("forget-key").addEventListener("click", () => {
   setApiKey(null);
   window.location.reload();

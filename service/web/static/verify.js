@@ -661,8 +661,11 @@ function isPlainData(value) {
  * Verify a record's text against the keys a server publishes. Resolves, never rejects, to
  *   {ok, events, keyId, summary, checks: [{name, ok, detail}], failure}
  * `checks` holds format, hashes, chain, seed, signature, in that order, each run as far as
- * the record allows; `ok` is true only when all pass. `failure` is the first failed check,
- * {check, version, detail}, `version` being the `v` of the event where it fails (or null).
+ * the record allows; `ok` is true only when all pass. `failure` is the first place that
+ * fails, {check, version, detail}, `version` being the `v` of the event where it fails (or
+ * null): a record that cannot be read at all fails at its format; otherwise the failed
+ * check at the lowest version (an event removed at 20 and a move changed at 41: 21, the
+ * chain, though hashes are checked first), and with none at a version, the first failed.
  * `keyId` is the record's signature.key_id as written (whether or not it verified), or null.
  */
 export async function verifyRecord(recordText, keys) {
@@ -716,8 +719,17 @@ async function verify(recordText, keys) {
   return conclude(checks, events ? events.length : 0, keyId);
 }
 
+/** The first place that fails (see verifyRecord), or undefined. */
+function firstFailure(checks) {
+  const failed = checks.filter((check) => !check.ok);
+  if (failed.length === 0 || failed[0].name === "format") return failed[0];
+  const placed = failed.filter((check) => typeof check.version === "number");
+  if (placed.length === 0) return failed[0];
+  return placed.reduce((first, check) => (check.version < first.version ? check : first));
+}
+
 function conclude(checks, events, keyId) {
-  const failed = checks.find((check) => !check.ok);
+  const failed = firstFailure(checks);
   const ok = failed === undefined && checks.length === CHECKS.length;
   const summary = ok
     ? `${count(events)} events chained; seed matches the commitment published at ` +
