@@ -9,10 +9,69 @@ each played card a side that some true game allows. Pure: no I/O, randomness fro
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from games.rng import Rng
+
+# --- the books of the deck's generation (kept by the rules, read by `deal`) ------------------
+#
+# From the first reshuffle on, the state keeps (no rule, fact or view reads them; a state
+# before it is what it always was):
+# - `provenance` (public, derived from the public log alone): `pool`, the new deck's
+#   composition when it was made; `old`, how many unknown cards each seat held then;
+#   `ledger`, per seat, in order, what it did since: an int for cards drawn from the new
+#   deck, a card for an unknown card that left its hand face up; `straddle`: [seat, old, new]
+#   when the reshuffle came in the middle of a draw, which took `old` cards from the old
+#   deck (counted in `old`) and then `new` from the new one, else None;
+# - each seat's `drawn` (secret, like its hand): what it drew from the new deck, but for a
+#   draw the reshuffle came in the middle of, which is its `straddle` (all the cards of that
+#   draw: its fact names them together, so even the drawer does not know which came from
+#   which deck).
+
+
+def open_books(state: dict[str, Any], pool: dict[str, int], old: list[int], seat: int | None,
+               pending: int, kinds: Sequence[str]) -> None:
+    """A new deck of `pool` is about to be made: open the books of its generation. `pending`
+    cards were drawn before it in the same draw, by `seat`."""
+    state["provenance"] = {
+        "pool": pool,
+        "old": old,
+        "ledger": [[] for _ in state["seats"]],
+        "straddle": [seat, pending, 0] if pending else None,
+    }
+    for p in state["seats"]:
+        p["drawn"] = dict.fromkeys(kinds, 0)
+        p["straddle"] = dict.fromkeys(kinds, 0)
+
+
+def note_draw(state: dict[str, Any], seat: int, fresh: dict[str, int],
+              whole: dict[str, int] | None) -> None:
+    """`seat` drew `fresh` from the new deck; `whole`: the whole draw, when it straddled the
+    reshuffle."""
+    books = state.get("provenance")
+    count = sum(fresh.values())
+    if books is None or not count:
+        return
+    books["ledger"][seat] = [*books["ledger"][seat], count]
+    player = state["seats"][seat]
+    if whole is not None:
+        books["straddle"] = [seat, books["straddle"][1], count]
+        player["straddle"] = {c: whole.get(c, 0) for c in player["straddle"]}
+        return
+    for c, k in fresh.items():
+        player["drawn"][c] += k
+
+
+def note_played(state: dict[str, Any], seat: int, cards: list[str]) -> None:
+    """Unknown cards left `seat`'s hand face up."""
+    books = state.get("provenance")
+    if books is not None and cards:
+        books["ledger"][seat] = [*books["ledger"][seat], *cards]
+
+
+# --- which played cards were new ---------------------------------------------------------------
 
 BUDGET = 200  # steps of the search (and 4 a play) before it gives up
 

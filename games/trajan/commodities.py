@@ -27,6 +27,7 @@ was.
 from __future__ import annotations
 
 from games.contract import Fact, fact
+from games.generations import note_draw, note_played, open_books
 from games.rng import Rng
 from games.trajan.board import COMMODITIES, Player, State, who
 
@@ -48,7 +49,9 @@ def _reshuffle(state: State, rng: Rng, seat: int | None = None, pending: int = 0
         del pile[:-1]
     if not cards:
         return False
-    _new_generation(state, cards, seat, pending)
+    open_books(state, {c: cards.count(c) for c in COMMODITIES},
+               [hand_size(p) - sum(p["known"].values()) for p in state["seats"]], seat, pending,
+               COMMODITIES)
     rng.shuffle(cards)
     state["deck"] = cards
     state["reshuffles"] += 1
@@ -89,42 +92,11 @@ def draw_to_hand(state: State, seat: int, n: int, rng: Rng, why: str) -> list[Fa
         drawn[card] = drawn.get(card, 0) + 1
         fresh[card] = fresh.get(card, 0) + 1
         state["seats"][seat]["hand"][card] += 1
-    _note_draw(state, seat, fresh, drawn if straddles else None)
+    note_draw(state, seat, fresh, drawn if straddles else None)
     count = sum(drawn.values())
     return [fact(f"{who(seat)} draws {count} commodity card(s) ({why}).", seat=seat,
                  count=count),
             fact(f"You draw {listed(drawn)}.", to=[seat], seat=seat, drawn=drawn)]
-
-
-def _new_generation(state: State, cards: list[str], seat: int | None, pending: int) -> None:
-    """The discard piles are about to become the deck: open the books of the new generation."""
-    state["provenance"] = {
-        "pool": {c: cards.count(c) for c in COMMODITIES},
-        "old": [hand_size(p) - sum(p["known"].values()) for p in state["seats"]],
-        "ledger": [[] for _ in state["seats"]],
-        "straddle": [seat, pending, 0] if pending else None,
-    }
-    for p in state["seats"]:
-        p["drawn"] = {c: 0 for c in COMMODITIES}
-        p["straddle"] = {c: 0 for c in COMMODITIES}
-
-
-def _note_draw(state: State, seat: int, fresh: dict[str, int],
-               whole: dict[str, int] | None) -> None:
-    """`seat` drew `fresh` from the new deck; `whole`: the whole draw, when it straddled the
-    reshuffle."""
-    books = state.get("provenance")
-    count = sum(fresh.values())
-    if books is None or not count:
-        return
-    books["ledger"][seat] = [*books["ledger"][seat], count]
-    player = state["seats"][seat]
-    if whole is not None:
-        books["straddle"] = [seat, books["straddle"][1], count]
-        player["straddle"] = {c: whole.get(c, 0) for c in COMMODITIES}
-        return
-    for c, k in fresh.items():
-        player["drawn"][c] += k
 
 
 def take_from_pile(state: State, seat: int, pile: int, rng: Rng) -> list[Fact]:
@@ -150,9 +122,7 @@ def play_from_hand(state: State, seat: int, card: str, n: int = 1) -> None:
     player = state["seats"][seat]
     unknown = n - min(n, player["known"][card])
     remove_from_hand(player, card, n)
-    books = state.get("provenance")
-    if books is not None and unknown:
-        books["ledger"][seat] = [*books["ledger"][seat], *[card] * unknown]
+    note_played(state, seat, [card] * unknown)
 
 
 def hand_size(player: Player) -> int:

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from games.generations import note_draw, open_books
 from games.rng import Rng
 
 State = dict[str, Any]
@@ -136,8 +137,8 @@ def refills_at_once(p: dict[str, Any]) -> bool:
 def draw_factories(state: State, n: int, rng: Rng, seat: int | None = None) -> dict[str, int]:
     """Draw n mega-factory cards, reshuffling the discard pile into a new deck when the deck
     runs out (decisions note). Returns the drawn counts; fewer if both are empty. With the
-    drawing `seat`, keeps the books of the deck's generation (`new_generation`, `note_draw`):
-    they change nothing the rules, the facts or the view say."""
+    drawing `seat`, keeps the books of the deck's generation (`games.generations`): they
+    change nothing the rules, the facts or the view say."""
     drawn: dict[str, int] = {}
     fresh: dict[str, int] = {}  # drawn from the deck as it is now (after a reshuffle in here)
     straddles = False
@@ -146,7 +147,10 @@ def draw_factories(state: State, n: int, rng: Rng, seat: int | None = None) -> d
             pile = [r for r in RESOURCES for _ in range(state["factory_discard"][r])]
             if not pile:
                 break
-            new_generation(state, seat, sum(drawn.values()))
+            pending = sum(drawn.values())
+            open_books(state, dict(state["factory_discard"]),
+                       [sum(p["hand"].values()) + (pending if s == seat else 0)
+                        for s, p in enumerate(state["seats"])], seat, pending, RESOURCES)
             straddles = bool(drawn)
             rng.shuffle(pile)
             state["factory_deck"] = pile
@@ -159,64 +163,3 @@ def draw_factories(state: State, n: int, rng: Rng, seat: int | None = None) -> d
     if seat is not None:
         note_draw(state, seat, fresh, drawn if straddles else None)
     return drawn
-
-
-# --- the books of the deck's generation (for determinize: view.py) -------------------------
-#
-# Once the discard pile has been shuffled into a new deck, everyone knows what that deck
-# started with (the pile was face up) and how many cards each seat has drawn from it since;
-# the cards a seat held at the reshuffle cannot be in it. `determinize` needs that, so from
-# the first reshuffle on the state keeps:
-# - `provenance` (public, derived from the public log alone): `pool`, the new deck's
-#   composition when it was made; `old`, how many mega-factory cards each seat held then;
-#   `ledger`, per seat, in order, what it did since with its mega-factory hand: an int for
-#   cards drawn from the new deck, a resource for a card that left the hand face up (built,
-#   played, produced, discarded); `straddle`: [seat, old, new] when the reshuffle came in the
-#   middle of a draw, which took `old` cards from the old deck (counted in `old`) and then
-#   `new` from the new one (the seat's first ledger entry), else None;
-# - each seat's `drawn` (secret, like its hand): what it drew from the new deck, by
-#   resource, but for a draw the reshuffle came in the middle of, which is its `straddle`
-#   (all the cards of that draw: the fact to the drawer names them together, so even the
-#   drawer does not know which came from which deck).
-# No rule reads them. A state without `provenance` (no reshuffle yet) is exactly what it
-# always was.
-
-
-def new_generation(state: State, seat: int | None, pending: int) -> None:
-    """The discard pile is about to become the deck: open the books of the new generation.
-    `pending` cards were drawn before it in the same draw, by `seat` (not yet in its hand)."""
-    state["provenance"] = {
-        "pool": dict(state["factory_discard"]),
-        "old": [sum(p["hand"].values()) + (pending if s == seat else 0)
-                for s, p in enumerate(state["seats"])],
-        "ledger": [[] for _ in state["seats"]],
-        "straddle": [seat, pending, 0] if pending else None,
-    }
-    for p in state["seats"]:
-        p["drawn"] = {r: 0 for r in RESOURCES}
-        p["straddle"] = {r: 0 for r in RESOURCES}
-
-
-def note_draw(state: State, seat: int, fresh: dict[str, int],
-              whole: dict[str, int] | None) -> None:
-    """`seat` drew `fresh` from the new deck; `whole`: the whole draw, when it straddled the
-    reshuffle."""
-    books = state.get("provenance")
-    count = sum(fresh.values())
-    if books is None or not count:
-        return
-    books["ledger"][seat] = [*books["ledger"][seat], count]
-    player = state["seats"][seat]
-    if whole is not None:
-        books["straddle"] = [seat, books["straddle"][1], count]
-        player["straddle"] = {r: whole.get(r, 0) for r in RESOURCES}
-        return
-    for r, k in fresh.items():
-        player["drawn"][r] += k
-
-
-def note_spent(state: State, seat: int, resource: str) -> None:
-    """A mega-factory card of `resource` left `seat`'s hand face up."""
-    books = state.get("provenance")
-    if books is not None:
-        books["ledger"][seat] = [*books["ledger"][seat], resource]

@@ -27,6 +27,7 @@ from itertools import combinations_with_replacement
 from typing import Any
 
 from games.contract import Fact, Move, fact
+from games.generations import note_played
 from games.json_data import clone
 from games.rng import Rng
 from games.trappist_one.board import (
@@ -51,7 +52,6 @@ from games.trappist_one.board import (
     hand_size,
     hides_hands_on_hiring,
     new_player,
-    note_spent,
     placeable_planets,
     refills_at_once,
     satellite_slots,
@@ -304,7 +304,7 @@ def _put_factory(state: State, seat: int, resource: str, planet: str, built: boo
     immediate advantage; a played one counts towards control but gets neither."""
     player = state["seats"][seat]
     player["hand"][resource] -= 1
-    note_spent(state, seat, resource)
+    note_played(state, seat, [resource])
     player["planets"][planet].append(resource)
     verb = "builds" if built else "plays"
     facts = [fact(f"{who(seat)} {verb} a {resource} mega-factory on {PLANET_NAMES[planet]}.",
@@ -580,7 +580,7 @@ def play_produce(state: State, seat: int, move: Move, rng: Rng) -> list[Fact]:
     if move["kind"] == "produce":
         r = move["resource"]
         player["hand"][r] -= 1
-        note_spent(state, seat, r)
+        note_played(state, seat, [r])
         state["factory_discard"][r] += 1
         ship["produced"][r] += 1
         return [fact(f"{who(seat)} produces with a {r} mega-factory.", seat=seat, resource=r)]
@@ -625,7 +625,7 @@ def play_end(state: State, seat: int, move: Move, rng: Rng) -> list[Fact]:
                       card=move["card"])]
     else:
         player["hand"][move["resource"]] -= 1
-        note_spent(state, seat, move["resource"])
+        note_played(state, seat, [move["resource"]])
         state["factory_discard"][move["resource"]] += 1
         facts = [fact(f"{who(seat)} discards a {move['resource']} card.", seat=seat,
                       resource=move["resource"])]

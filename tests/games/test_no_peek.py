@@ -50,6 +50,7 @@ from games.contract import Game, Move, Seat, State
 from games.registry import GAMES
 from games.rng import Rng
 from games.search.ismcts import Budget, choose
+from tests.games import conformance as conf
 from tests.games.conformance import first_difference
 
 MAX_MOVES = 5_000  # far more than any of these random games takes
@@ -211,3 +212,21 @@ def test_a_peeking_bot_is_caught(game_id: str) -> None:
     assert any(moves_differ(peeker, pair) for pair in pairs), (
         f"{game_id}: a bot that reads the true state plays the same moves on all "
         f"{len(pairs)} twins: the test cannot tell it from a fair one")
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_determinize_of_a_finished_game_keeps_what_its_views_show(game_id: str) -> None:
+    """Once a game is over its views show what was hidden (every hand): a world a seat
+    cannot tell from the real one keeps it, the contract's "same view" (Trajan's and
+    Trappist One's re-dealt the hands they show; outside audits)."""
+    game = GAMES[game_id]
+    playout = conf.Playout(game, 2, b"finished " + game_id.encode())
+    for _ in playout:
+        pass
+    final = playout.state
+    assert game.is_over(final)
+    for seat in range(2):
+        for n in range(3):
+            world = game.determinize(final, seat, Rng(b"over", n))
+            for viewer in (0, 1, None):
+                assert game.view(world, viewer) == game.view(final, viewer), (seat, viewer)

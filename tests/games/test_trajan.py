@@ -1060,22 +1060,6 @@ def test_determinize_deals_anew_only_the_unknown() -> None:
     assert changed
 
 
-def test_determinize_of_a_finished_game_keeps_the_hands_it_shows() -> None:
-    """Once the game is over the view shows every hand: a world the seat cannot tell from
-    the real one keeps them (the contract: "same view")."""
-    state = GAME.setup(2, {}, rng(0))
-    n = 0
-    while not GAME.is_over(state):
-        seat = min(GAME.actors(state))
-        moves = GAME.legal_moves(state, seat)
-        state, _ = GAME.play(state, seat, moves[rng(n).randbelow(len(moves))], rng(n))
-        n += 1
-    for seat in range(2):
-        world = GAME.determinize(state, seat, rng(1))
-        assert GAME.view(world, seat) == GAME.view(state, seat)
-        assert [p["hand"] for p in world["seats"]] == [p["hand"] for p in state["seats"]]
-
-
 def test_a_card_played_face_up_may_have_been_the_known_one() -> None:
     """Decisions note: "Secret: each commodity hand (to the others, its size only)". A wine
     taken from a discard pile is seen by all; when the hand, holding a second, unseen wine,

@@ -91,10 +91,9 @@ def alive(pid: int) -> bool:
         return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
 
 
-def test_what_a_dead_child_forked_is_stopped_before_it_is_started_again(
-        supervisor: Supervisor, tmp_path) -> None:
-    """`kill -9` of RQ's worker left its forked scheduler running, holding the scheduler's
-    lock and outliving `meeple run` (an outside audit): a child's process group goes with it."""
+def spawn_a_forker(supervisor: Supervisor, tmp_path) -> int:
+    """A child "forker" that starts a process of its own (as RQ's worker its scheduler); the
+    pid of that grandchild."""
     grandchild = tmp_path / "grandchild"
     supervisor.spawn("forker", python(
         "import subprocess, sys, time\n"
@@ -104,7 +103,14 @@ def test_what_a_dead_child_forked_is_stopped_before_it_is_started_again(
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and not grandchild.exists():
         time.sleep(0.05)
-    forked = int(grandchild.read_text())
+    return int(grandchild.read_text())
+
+
+def test_what_a_dead_child_forked_is_stopped_before_it_is_started_again(
+        supervisor: Supervisor, tmp_path) -> None:
+    """`kill -9` of RQ's worker left its forked scheduler running, holding the scheduler's
+    lock and outliving `meeple run` (an outside audit): a child's process group goes with it."""
+    forked = spawn_a_forker(supervisor, tmp_path)
     child = supervisor.children["forker"]
     assert child.proc is not None and alive(forked)
     os.kill(child.proc.pid, signal.SIGKILL)
@@ -117,16 +123,7 @@ def test_what_a_dead_child_forked_is_stopped_before_it_is_started_again(
 
 
 def test_stopping_stops_what_the_children_forked(supervisor: Supervisor, tmp_path) -> None:
-    grandchild = tmp_path / "grandchild"
-    supervisor.spawn("forker", python(
-        "import subprocess, sys, time\n"
-        "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'])\n"
-        f"open({str(grandchild)!r}, 'w').write(str(p.pid))\n"
-        "time.sleep(120)\n"), dict(os.environ))
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and not grandchild.exists():
-        time.sleep(0.05)
-    forked = int(grandchild.read_text())
+    forked = spawn_a_forker(supervisor, tmp_path)
     supervisor.stop_all()
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline and alive(forked):
