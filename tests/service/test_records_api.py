@@ -129,6 +129,21 @@ def test_a_record_imported_on_a_fresh_redis_is_the_same_game_hash_for_hash(
     assert [g["id"] for g in listed] == [game_id]
 
 
+def test_a_games_own_record_imported_where_it_was_played_is_that_game(client, alice,
+                                                                    finished):
+    """The record stops at SeedRevealed; the game's stream here goes on (GameScored, by the
+    scoring worker). Importing the record into the server that hosted it is that game, not
+    "another game" (an outside audit)."""
+    game_id, record = finished
+    app = client.application.extensions["meeple"]
+    table = app.load(game_id)
+    app.append_system_events(game_id, [NewEvent("GameScored", {"ratings": []}, "system")],
+                             table.version)
+    again = alice.post("/v1/records", record)
+    assert again.status_code == 201, again.json
+    assert again.json["id"] == game_id and again.json["version"] == table.version + 1
+
+
 def test_an_unverifiable_or_partial_record_is_not_imported(alice, bob, finished, other_server):
     _, record = finished
     elsewhere = Caller(other_server.test_client(), "archivist")
