@@ -23,12 +23,20 @@ from typing import Any
 from urllib.parse import SplitResult, quote, unquote, urlsplit
 
 import structlog
+from rq import Queue, get_current_job
+from rq.job import Job
 from rq.timeouts import BaseTimeoutException
 
 from events.accounts.profiles import Profile, Profiles
 from events.accounts.webhook_urls import ascii_host, checked_address
 from events.application.digests import HELD_EVENTS, hold_for_digest
-from events.application.dispatch import notice_id
+from events.application.dispatch import (
+    NOTICE_JOB_TIMEOUT,
+    NOTIFY_PLAYER,
+    WEBHOOKS_QUEUE,
+    notice_id,
+    notice_retry,
+)
 from events.application.meeple import Meeple
 from events.domain.log_text import last_news, since_last_turn, since_lines
 from events.domain.table import Status, Table
@@ -89,10 +97,30 @@ def notify_player(game_id: str, version: int, player_id: str, event: str,
             return "no webhook"
         if profile.webhook_disabled_reason:
             return "webhook disabled"
+        if handed_to_webhooks(NOTIFY_PLAYER, (game_id, version, player_id, event, seat),
+                              delivery):
+            return "to the webhooks queue"
         post_webhook(profiles, profile, message, delivery)
     profiles.mark_sent(delivery)
     log.info("notified", delivery=delivery, channel=profile.notify)
     return "sent"
+
+
+def handed_to_webhooks(func: str, args: tuple[Any, ...], delivery: str) -> bool:
+    """Whether this job, about to try a webhook, handed itself to the `webhooks` queue
+    instead: a deadline's reminder or a digest (scheduled on `notify`), or a notice queued
+    before its player chose a webhook. So a slow receiver holds up only the webhooks
+    worker, never the deadlines and emails on `notify`. False outside RQ (a test, a
+    script) and on that queue: the attempt is made here."""
+    job = get_current_job()
+    if job is None or job.origin == WEBHOOKS_QUEUE:
+        return False
+    job_id = f"webhook-{delivery}"
+    if not Job.exists(job_id, connection=job.connection):  # handed over once is enough
+        Queue(WEBHOOKS_QUEUE, connection=job.connection).enqueue(
+            func, *args, job_id=job_id, retry=notice_retry(), job_timeout=NOTICE_JOB_TIMEOUT,
+            result_ttl=60, failure_ttl=86400, description=f"{func} {job_id}")
+    return True
 
 
 def follows_own_move(app: Meeple, game_id: str, version: int, player_id: str) -> bool:

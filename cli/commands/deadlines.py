@@ -67,13 +67,19 @@ def reclaim_scheduler_locks(client: redis.Redis, queues: Iterable[str]) -> list[
     return freed
 
 
+# The queues whose scheduler runs the deadlines, the digests and the periodic passes.
+SCHEDULED_WORK = {"notify", "scoring"}
+
+
 def prepare_scheduler(stores: Connections, queues: Iterable[str]) -> None:
     """Before a worker starts its scheduler: free stale locks, re-schedule every deadline,
     start the reconciler's passes and the hourly housekeeping.
     A failure here is logged, not fatal: the worker and RQ's own scheduler still run."""
-    client = stores.control
+    client, queues = stores.control, list(queues)
     try:
         reclaim_scheduler_locks(client, queues)
+        if not SCHEDULED_WORK & set(queues):
+            return  # `webhooks`: its scheduler only brings back the retries
         games, turns = resync(stores)
         # And the reconciler's passes, which find whatever a crash left undone (at once).
         schedule_pass(client, 0)

@@ -114,6 +114,9 @@ def spawn_workers(supervisor: Supervisor, env: dict[str, str], bot_workers: int)
         supervisor.spawn(name, meeple_command("worker", "ai"), env)
     supervisor.spawn("notify", meeple_command("worker", "--with-scheduler", "notify",
                                               "scoring"), env)
+    # Webhooks on their own: a slow receiver never holds a deadline or an email. Its
+    # scheduler brings back the failed attempts' retries.
+    supervisor.spawn("webhooks", meeple_command("worker", "--with-scheduler", "webhooks"), env)
 
 
 def start_embedded(supervisor: Supervisor, started: list[EmbeddedRedis], name: str,

@@ -14,7 +14,7 @@ from cli.commands.deadlines import prepare_scheduler
 from cli.connections import connections
 from workers.jobs import thinking_limit
 
-DEFAULT_QUEUES = ("ai", "scoring", "notify")
+DEFAULT_QUEUES = ("ai", "scoring", "notify", "webhooks")
 BACKOFF_START_SECONDS = 0.5
 BACKOFF_MAX_SECONDS = 30.0
 # How often a worker with the scheduler looks that its scheduler still runs. RQ's scheduler
@@ -58,7 +58,7 @@ def keeping_its_scheduler(worker_class: type[BaseWorker]) -> type[BaseWorker]:
 @click.argument("queues", nargs=-1)
 def worker(with_scheduler: bool, burst: bool, fork: bool, queues: tuple[str, ...]) -> None:
     """Run one RQ worker on the control store (MEEPLE_CONTROL_URL, else MEEPLE_REDIS_URL;
-    default queues: ai scoring notify)."""
+    default queues: ai scoring notify webhooks)."""
     # A burst refuses a Redis that does not answer; a long-running worker waits for it.
     stores = connections(check=burst)
     check_settings()

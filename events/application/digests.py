@@ -13,10 +13,10 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import redis
-from rq import Queue, Retry
+from rq import Queue
 from rq.job import Job
 
-from events.application.dispatch import retry_intervals
+from events.application.dispatch import notice_retry
 
 SEND_DIGEST = "workers.digest.send_digest"
 # The notices a digest carries in place of a message each (never deadline reminders).
@@ -71,9 +71,7 @@ def hold_for_digest(client: redis.Redis, player_id: str, message: dict[str, Any]
     day = when.date().isoformat()
     job_id = f"digest-{player_id}-{day}"
     if not Job.exists(job_id, connection=client):
-        intervals = retry_intervals()
         Queue("notify", connection=client).enqueue_at(
             when, SEND_DIGEST, player_id, day, job_id=job_id, result_ttl=60,
-            failure_ttl=86400, retry=Retry(max=len(intervals), interval=intervals)
-            if intervals else None)
+            failure_ttl=86400, retry=notice_retry())
     return f"held for the digest of {day}"

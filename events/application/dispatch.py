@@ -34,6 +34,9 @@ NOTIFY_PLAYER = "workers.notify.notify_player"
 REMIND = "workers.deadlines.remind"
 EXPIRE = "workers.deadlines.expire"
 SEND_EMAIL_CODE = "workers.notify.send_email_code"
+# Webhook attempts have a queue (and worker) of their own: a slow receiver, bounded as each
+# attempt is, would otherwise hold the deadlines and emails of `notify` behind it.
+WEBHOOKS_QUEUE = "webhooks"
 # Seconds between a failed notification's retries (MEEPLE_NOTIFY_RETRY_INTERVALS, comma-separated;
 # tests use zeros). RQ retries as many times as there are intervals.
 DEFAULT_RETRY_INTERVALS = (10, 30, 60, 300, 900)
@@ -192,6 +195,12 @@ def retry_intervals() -> list[int]:
     return [int(part) for part in raw.split(",") if part.strip()]
 
 
+def notice_retry() -> Retry | None:
+    """RQ's retries of a notice that failed, with backoff (`retry_intervals`)."""
+    intervals = retry_intervals()
+    return Retry(max=len(intervals), interval=intervals) if intervals else None
+
+
 def human_actors(table: Table | None) -> set[str]:
     """The ids of the people (not bots) who must act in `table`."""
     if table is None:
@@ -236,13 +245,12 @@ class RQDispatcher:
         """`client`: the control store (RQ, profiles); `events`: the event store, if another."""
         self._redis = client
         self._prefix = prefix
-        self.queues = {name: Queue(name, connection=client) for name in ("ai", "scoring",
-                                                                          "notify")}
+        self.queues = {name: Queue(name, connection=client)
+                       for name in ("ai", "scoring", "notify", WEBHOOKS_QUEUE)}
         self.notify = self.queues["notify"]
         self.profiles = Profiles(client, prefix)
         self.store = EventStore(events if events is not None else client, prefix)
-        intervals = retry_intervals()
-        self._retry = Retry(max=len(intervals), interval=intervals) if intervals else None
+        self._retry = notice_retry()
 
     def after_commit(self, table: Table, before: Table | None = None,
                      by: str | None = None) -> None:
@@ -322,7 +330,7 @@ class RQDispatcher:
     def _submit(self, follow_up: FollowUp) -> None:
         if Job.exists(follow_up.job_id, connection=self._redis):
             return  # already queued or done: the job is idempotent anyway
-        queue = self.queues[follow_up.queue]
+        queue = self.queues[self._queue_name(follow_up)]
         # Retries with backoff for what reaches people; a bot's or the scorer's job is
         # queued again by the reconciler if it is lost.
         retry = self._retry if follow_up.queue == "notify" else None
@@ -340,6 +348,15 @@ class RQDispatcher:
             # Finished job records are kept briefly (they outweigh the game itself in Redis);
             # failed ones for a day, to be looked at.
             queue.enqueue(follow_up.func, *follow_up.args, result_ttl=60, **options)
+
+    def _queue_name(self, follow_up: FollowUp) -> str:
+        """A notice to a player whose channel is a webhook goes to the `webhooks` queue (a
+        notice that finds the channel changed when it runs is handed over there then:
+        `workers.notify.handed_to_webhooks`)."""
+        if (follow_up.func == NOTIFY_PLAYER and follow_up.player_id is not None
+                and self.profiles.notify_setting(follow_up.player_id) == "webhook"):
+            return WEBHOOKS_QUEUE
+        return follow_up.queue
 
     def _status(self, job: Job | None) -> str:
         """"scheduled", "live" (queued in its queue, or running on a live worker), "finished",

@@ -78,6 +78,8 @@ def test_meeple_run_serves_and_stops_cleanly_on_ctrl_c(tmp_path: Path) -> None:
         print(log_path.read_text())  # shown by pytest when the test fails
 
     assert code == 0
+    # Bot turns, notices and deadlines, webhooks: each on workers of its own.
+    assert {"worker", "notify", "webhooks"} <= set(child_pids(log_path))
     assert list((tmp_path / "var").rglob("appendonly*.aof")), "redis kept no AOF under var/"
     assert port_is_free(port), "gunicorn still listening"
     assert port_is_free(smtpd_port), "meeple smtpd still listening"

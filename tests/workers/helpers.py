@@ -72,7 +72,8 @@ class Receiver:
 
 
 def run_worker(app: Meeple) -> None:
-    queues = [Queue(name, connection=app.redis) for name in ("ai", "scoring", "notify")]
+    queues = [Queue(name, connection=app.redis)
+              for name in ("ai", "scoring", "notify", "webhooks")]
     SimpleWorker(queues, connection=app.redis).work(burst=True)
 
 

@@ -117,7 +117,7 @@ def test_notice_jobs_have_a_short_time_limit(flask_app: Flask, meeple: Meeple,
     _, alice, _ = caller(flask_app, "alice", webhook_url=receiver.url, notify="webhook")
     opened = meeple.create_game(alice, RP, 2)
     meeple.join_game(bob, opened.id)
-    jobs = [job for job in Queue("notify", connection=meeple.redis).jobs
+    jobs = [job for job in Queue("webhooks", connection=meeple.redis).jobs
             if job.func_name == NOTIFY_PLAYER]
     assert jobs
     assert {job.timeout for job in jobs} == {NOTICE_JOB_TIMEOUT}

@@ -1,0 +1,178 @@
+"""Webhook attempts run on a queue of their own (`webhooks`), so that a slow receiver holds up
+neither the deadlines nor the emails of the `notify` queue: a webhook player's notices are
+queued there, and a job of `notify` that finds a webhook to call (a deadline's reminder, a
+digest, a notice queued before its player chose a webhook) hands the attempt over. Real RQ
+workers, real Redis, real HTTP receivers."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from flask import Flask
+from rq import Queue, SimpleWorker
+
+from events.accounts.profiles import Profiles
+from events.application.digests import SEND_DIGEST, Digests
+from events.application.dispatch import NOTIFY_PLAYER, REMIND
+from events.application.meeple import Meeple
+from tests.workers.helpers import Receiver, caller, emails
+
+RP = "res-publica-2230ad"
+
+
+class Silent:
+    """A webhook receiver that accepts connections and never answers: any attempt made to it
+    lasts the attempt's whole deadline."""
+
+    def __init__(self) -> None:
+        self.server = socket.socket()
+        self.server.bind(("127.0.0.1", 0))
+        self.server.listen()
+        self.url = f"http://127.0.0.1:{self.server.getsockname()[1]}/hook"
+        self.connections: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.server.accept()
+            except OSError:
+                return
+            self.connections.append(conn)
+
+    def close(self) -> None:
+        self.server.close()
+        for conn in self.connections:
+            conn.close()
+
+
+@pytest.fixture()
+def silent() -> Iterator[Silent]:
+    made = Silent()
+    yield made
+    made.close()
+
+
+def work(meeple: Meeple, *names: str) -> None:
+    """A real RQ worker on the queues `names`, until they are empty."""
+    SimpleWorker([Queue(name, connection=meeple.redis) for name in names],
+                 connection=meeple.redis).work(burst=True)
+
+
+def job_ids(meeple: Meeple, name: str, func: str) -> list[str]:
+    return [job.id for job in Queue(name, connection=meeple.redis).jobs if job.func_name == func]
+
+
+def recipients(meeple: Meeple, name: str) -> set[str]:
+    return {job.args[2] for job in Queue(name, connection=meeple.redis).jobs
+            if job.func_name == NOTIFY_PLAYER}
+
+
+def test_a_slow_webhook_never_holds_up_an_email_on_the_notify_queue(
+    flask_app: Flask, meeple: Meeple, maildir: Path, silent: Silent
+) -> None:
+    _, alice, _ = caller(flask_app, "alice", webhook_url=silent.url, notify="webhook")
+    _, bob, _ = caller(flask_app, "bob", email="bob@example.org", notify="email")
+    table = meeple.join_game(bob, meeple.create_game(alice, RP, 2).id)
+    meeple.post_message(bob, table.id, "Your move, Alice?")  # each is told of the other's
+    meeple.post_message(alice, table.id, "Thinking, Bob.")
+    assert recipients(meeple, "webhooks") == {alice.id}
+    assert recipients(meeple, "notify") == {bob.id}
+    work(meeple, "notify")  # what the notify worker does: bob's emails, nothing of alice's
+    assert {m["To"] for m in emails(maildir)} == {"bob@example.org"}
+    assert silent.connections == []
+    assert recipients(meeple, "webhooks") == {alice.id}  # left to the webhooks worker
+
+
+def test_a_webhook_players_notice_is_delivered_by_the_webhooks_worker(
+    flask_app: Flask, meeple: Meeple, receiver: Receiver
+) -> None:
+    _, alice, _ = caller(flask_app, "alice", webhook_url=receiver.url, notify="webhook")
+    _, bob, _ = caller(flask_app, "bob", webhook_url=receiver.url, notify="webhook")
+    table = meeple.join_game(bob, meeple.create_game(alice, RP, 2).id)
+    [first] = [s.player_id for s in table.seats if s.seat in table.actors()]
+    work(meeple, "webhooks")
+    assert [(p["event"], p["game_id"]) for p in receiver.delivered()] == [
+        ("your_turn", table.id)]
+    delivery = receiver.requests[0][0]["X-Meeple-Delivery"]
+    assert delivery == f"notify-{table.id}-{table.version}-{first}"
+
+
+def test_a_reminder_hands_its_webhook_to_the_webhooks_queue(
+    flask_app: Flask, meeple: Meeple, receiver: Receiver
+) -> None:
+    _, alice, _ = caller(flask_app, "alice")
+    _, bob, _ = caller(flask_app, "bob")
+    table = meeple.create_game(alice, RP, 2, deadline={"hours": 1, "on_expiry": "bot"})
+    table = meeple.join_game(bob, table.id)
+    seat = table.actors()[0]
+    placed, clock = table.seat_of(seat), table.clock_of(seat)
+    assert placed is not None and clock is not None
+    Profiles(meeple.redis).update(placed.player_id, {"webhook_url": receiver.url,
+                                                     "notify": "webhook"})
+    # The scheduler's moment: the reminder runs on `notify`, as RQ's scheduler queues it.
+    Queue("notify", connection=meeple.redis).enqueue(REMIND, table.id, seat, clock.version)
+    work(meeple, "notify")
+    assert receiver.requests == []
+    reminder = f"notify-{table.id}-{clock.version}-{placed.player_id}-reminder"
+    assert job_ids(meeple, "webhooks", NOTIFY_PLAYER) == [f"webhook-{reminder}"]
+    work(meeple, "webhooks")
+    [(headers, body, _)] = receiver.requests
+    assert headers["X-Meeple-Delivery"] == reminder  # the same id a receiver dedupes on
+    assert json.loads(body)["event"] == "deadline_reminder"
+
+
+def test_a_notice_queued_before_its_player_chose_a_webhook_is_handed_over_once(
+    flask_app: Flask, meeple: Meeple, receiver: Receiver
+) -> None:
+    _, alice, _ = caller(flask_app, "alice", email="alice@example.org", notify="email")
+    _, bob, _ = caller(flask_app, "bob", email="bob@example.org", notify="email")
+    table = meeple.join_game(bob, meeple.create_game(alice, RP, 2).id)
+    notify = Queue("notify", connection=meeple.redis)
+    [job] = [job for job in notify.jobs if job.func_name == NOTIFY_PLAYER]
+    Profiles(meeple.redis).update(job.args[2], {"webhook_url": receiver.url,
+                                                "notify": "webhook"})
+    notify.enqueue_job(job)  # RQ runs a job at least once: here twice
+    work(meeple, "notify")
+    assert receiver.requests == []
+    assert job_ids(meeple, "webhooks", NOTIFY_PLAYER) == [f"webhook-{job.id}"]
+    work(meeple, "webhooks")
+    assert [p["game_id"] for p in receiver.delivered()] == [table.id]
+
+
+def test_a_webhook_digest_is_sent_from_the_webhooks_queue(
+    flask_app: Flask, meeple: Meeple, receiver: Receiver
+) -> None:
+    _, alice, _ = caller(flask_app, "alice", webhook_url=receiver.url, notify="webhook",
+                         digest="daily")
+    Digests(meeple.redis).hold(alice.id, {"event": "message", "game_id": "g", "version": 3,
+                                          "from_seat": 1, "from_name": "bob", "text": "hi"})
+    day = "2026-12-06"
+    Queue("notify", connection=meeple.redis).enqueue(SEND_DIGEST, alice.id, day)
+    work(meeple, "notify")
+    assert receiver.requests == [] and Digests(meeple.redis).held(alice.id)
+    work(meeple, "webhooks")
+    [payload] = receiver.delivered()
+    assert payload["event"] == "digest" and payload["messages"][0]["text"] == "hi"
+    assert Digests(meeple.redis).held(alice.id) == []  # released once sent
+
+
+def test_a_failed_attempt_is_retried_on_the_webhooks_queue(
+    flask_app: Flask, meeple: Meeple
+) -> None:
+    failing = Receiver([500])
+    try:
+        _, alice, _ = caller(flask_app, "alice", webhook_url=failing.url, notify="webhook")
+        _, bob, _ = caller(flask_app, "bob")
+        meeple.join_game(bob, meeple.create_game(alice, RP, 2).id)
+        work(meeple, "webhooks")  # retries at once here (MEEPLE_NOTIFY_RETRY_INTERVALS 0)
+        assert [status for _, _, status in failing.requests] == [500, 200]
+        assert Profiles(meeple.redis).get(alice.id).webhook_failures == 0
+    finally:
+        failing.close()
+
