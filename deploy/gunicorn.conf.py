@@ -44,7 +44,7 @@ bind = os.environ.get("MEEPLE_BIND", "127.0.0.1:8000")
 # - gevent monkey-patches the standard library (sockets, locks, sleep, threads) in each
 #   worker: redis-py (with hiredis), RQ's enqueueing, structlog and cryptography all run
 #   on it (tests/e2e run through this file). It is patched here, in the master, before the
-#   logger (service.gunicorn_logger) imports our packages: patched any later, a module
+#   logger (service.server.logger) imports our packages: patched any later, a module
 #   that took ssl's classes by name (redis.asyncio) keeps the unpatched ones, which
 #   gevent warns of at every worker boot. The logger is unchanged: it writes JSON lines
 #   to stderr, a blocking write of a few hundred bytes.
@@ -94,11 +94,11 @@ accesslog = os.environ.get("MEEPLE_ACCESS_LOG") or None
 errorlog = "-"
 loglevel = os.environ.get("MEEPLE_LOG_LEVEL", "info").lower()
 # gunicorn's own lines as JSON, through the same masking of secrets as the app's.
-logger_class = "service.gunicorn_logger.GunicornLogger"
+logger_class = "service.server.logger.GunicornLogger"
 
 # What gunicorn refuses itself (a request line or headers too long, a malformed request)
 # is answered as problem+json like every other error, not in gunicorn's HTML.
-from service.gunicorn_errors import install as _problem_json_refusals  # noqa: E402
+from service.server.refusals import install as _problem_json_refusals  # noqa: E402
 
 _problem_json_refusals()
 

@@ -41,7 +41,8 @@ def configure(app: Flask, config: dict[str, Any]) -> None:
         # How many proxies in front of the app may say who the client is (X-Forwarded-For).
         TRUSTED_PROXIES=int(os.environ.get("MEEPLE_TRUSTED_PROXIES", "0")),
         # Live streams open at once per caller (over every process) and per process: the
-        # rest of a process's connections stay free for plain requests (service.stream_slots).
+        # rest of a process's connections stay free for plain requests
+        # (service.middleware.stream_slots).
         STREAMS_PER_CALLER=int(os.environ.get("MEEPLE_STREAMS_PER_CALLER") or 10),
         STREAMS_PER_PROCESS=int(os.environ.get("MEEPLE_STREAMS_PER_PROCESS") or 500),
         DISPATCH=True,  # queue bot turns and scoring on RQ
@@ -81,17 +82,7 @@ def connect(app: Flask) -> None:
 def register_routes(app: Flask) -> None:
     """The API's blueprints, the pages, and what wraps every request (limits, errors, caching)."""
     from service import api as api_routes
-    from service import (
-        browsers,
-        caching,
-        errors,
-        json_body,
-        limits,
-        request_bodies,
-        spec,
-        stream_slots,
-        web,
-    )
+    from service import web
     from service.api import (
         game_types,
         games,
@@ -103,6 +94,16 @@ def register_routes(app: Flask) -> None:
         streams,
         system,
     )
+    from service.middleware import (
+        browsers,
+        caching,
+        errors,
+        json_body,
+        limits,
+        request_bodies,
+        stream_slots,
+    )
+    from service.openapi import spec
 
     json_body.init_app(app)
     request_bodies.init_app(app)

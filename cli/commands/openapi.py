@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from service import create_app
-from service.spec import spec_yaml
+from service.openapi.spec import spec_yaml
 
 
 @click.command("openapi")

@@ -11,7 +11,7 @@ from flask import request
 from webargs import core
 from webargs.flaskparser import FlaskParser, abort, is_json_request
 
-from service import json_body
+from service.middleware import json_body
 
 
 class StrictParser(FlaskParser):
@@ -33,7 +33,7 @@ class StrictParser(FlaskParser):
         return super()._get_schema(argmap, req)
 
     def _raw_load_json(self, req: flask.Request) -> Any:
-        # The bounded parser of service.json_body, not the standard library's.
+        # The bounded parser of service.middleware.json_body, not the standard library's.
         if not is_json_request(req):
             if req.get_data(cache=True):
                 # A body we cannot read as JSON: say so, not "missing data" for its fields.

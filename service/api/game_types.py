@@ -9,9 +9,9 @@ from games.contract import Game
 from games.registry import RULES
 from games.schemas import move_schema, view_schema
 from service.api import Blueprint
-from service.auth import meeple
-from service.schemas import GameTypeOut, GameTypeSummaryOut, LeaderboardOut
-from service.spec import component_prefix
+from service.middleware.auth import meeple
+from service.openapi.schemas import GameTypeOut, GameTypeSummaryOut, LeaderboardOut
+from service.openapi.spec import component_prefix
 
 blp = Blueprint("game_types", __name__, url_prefix="/v1/game-types", description="Game types")
 

@@ -16,9 +16,9 @@ from events.exceptions import NotSeated
 from events.readmodels.lobby import summary
 from games.text import as_text, named
 from service.api import Blueprint
-from service.auth import caller, current_player, meeple, reader_seats
-from service.errors import PROBLEM
-from service.schemas import (
+from service.middleware.auth import caller, current_player, meeple, reader_seats
+from service.middleware.errors import PROBLEM
+from service.openapi.schemas import (
     EventsPage,
     EventsQuery,
     GameCreate,

@@ -20,9 +20,9 @@ from events.exceptions import Unauthorized
 from events.mail.email_replies import MAX_EMAIL_BYTES, OUTCOMES, EmailReplies, RQMailer
 from events.mail.reply_tokens import secret_in
 from service.api import Blueprint
-from service.auth import BEARER, meeple
-from service.errors import PROBLEM
-from service.schemas import Problem
+from service.middleware.auth import BEARER, meeple
+from service.middleware.errors import PROBLEM
+from service.openapi.schemas import Problem
 
 blp = Blueprint("inbound", __name__, url_prefix="/v1/inbound",
                 description="Replies to turn emails, from an inbound-mail provider")

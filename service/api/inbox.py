@@ -7,8 +7,8 @@ from typing import Any
 from events.readmodels.lobby import awaited_players
 from service.api import Blueprint
 from service.api.games import BEARER
-from service.auth import current_player, meeple
-from service.schemas import InboxPage, InboxQuery
+from service.middleware.auth import current_player, meeple
+from service.openapi.schemas import InboxPage, InboxQuery
 
 blp = Blueprint("inbox", __name__, url_prefix="/v1/players/me/games",
                 description="Your games, and those waiting for you")

@@ -22,8 +22,8 @@ from service.api.games import (
     etag,
     idempotency_key,
 )
-from service.auth import current_player, meeple, reader_seats
-from service.schemas import MessageCreate, MessagePostOut, MessagesPage, MessagesQuery
+from service.middleware.auth import current_player, meeple, reader_seats
+from service.openapi.schemas import MessageCreate, MessagePostOut, MessagesPage, MessagesQuery
 
 blp = Blueprint("messages", __name__, url_prefix="/v1/games", description="Table talk")
 # The log is read in slices of this many events while looking for messages.

@@ -11,9 +11,9 @@ from events.accounts.profiles import Profile, Profiles
 from events.exceptions import Unauthorized
 from service.api import Blueprint
 from service.api.games import IDEMPOTENCY, idempotency_key
-from service.auth import api_key_of_request, current_player, meeple
-from service.errors import PROBLEM
-from service.schemas import (
+from service.middleware.auth import api_key_of_request, current_player, meeple
+from service.middleware.errors import PROBLEM
+from service.openapi.schemas import (
     EmailConfirm,
     KeyReplaced,
     NoBody,

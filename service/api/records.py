@@ -22,11 +22,11 @@ from events.records.reading import RECORD_MAX_BYTES, RECORD_MAX_CONTAINERS
 from events.records.record import build_record, sign_record
 from events.records.verify import Problem, Report, verify_record
 from events.records.verify.header import later_than
-from service import json_body
 from service.api import Blueprint
 from service.api.games import BEARER, OPTIONAL_BEARER
-from service.auth import api_key_of_request, current_player, meeple, reader_seats
-from service.schemas import GameOut, KeysOut, RecordDoc, VerifyReport
+from service.middleware import json_body
+from service.middleware.auth import api_key_of_request, current_player, meeple, reader_seats
+from service.openapi.schemas import GameOut, KeysOut, RecordDoc, VerifyReport
 
 blp = Blueprint("records", __name__, description="Game records, their verification and import")
 

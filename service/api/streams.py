@@ -22,11 +22,11 @@ from marshmallow import Schema, fields, validate
 from events.application import live
 from service.api import Blueprint
 from service.api.games import BEARER, OPTIONAL_BEARER
-from service.auth import current_player, meeple, reader_seats
-from service.errors import PROBLEM
-from service.schemas import Strict
-from service.spec import LIMIT_HEADERS, RETRY_AFTER
-from service.stream_slots import Slot, take_slot
+from service.middleware.auth import current_player, meeple, reader_seats
+from service.middleware.errors import PROBLEM
+from service.middleware.stream_slots import Slot, take_slot
+from service.openapi.schemas import Strict
+from service.openapi.spec import LIMIT_HEADERS, RETRY_AFTER
 
 blp = Blueprint("streams", __name__, url_prefix="/v1",
                 description="Live streams of a game's events and of your turns")
@@ -67,7 +67,7 @@ class StreamHeaders(Schema):  # not Strict: every request has headers of its own
 
 def _content(framing: str) -> dict[str, Any]:
     """The two media types a stream answers in, for the spec, and the caps' refusals
-    (service.stream_slots)."""
+    (service.middleware.stream_slots)."""
     schema = {"type": "string", "description": framing}
     return {"200": {"description": "A live stream (it stays open)",
                     "content": {SSE: {"schema": schema}, NDJSON: {"schema": schema}}},
@@ -141,7 +141,7 @@ def notice_frame(notice: live.Notice, ndjson: bool) -> str:
 def stream(follower: Iterable[list[Any]], frame: Callable[[Any, bool], str]) -> Response:
     """The follower's batches as a streaming answer, in the media type the client asked
     for. One write per batch; an empty batch is a keepalive. The stream holds a slot under
-    the caps (service.stream_slots) from here until it ends or its client goes away."""
+    the caps (service.middleware.stream_slots) from here until it ends or its client goes away."""
     ndjson = request.accept_mimetypes.best_match([SSE, NDJSON], default=SSE) == NDJSON
     headers = {"Cache-Control": "private, no-cache", "X-Accel-Buffering": "no"}
     if request.method == "HEAD":

@@ -7,9 +7,9 @@ from typing import Any
 from flask import Flask, Response, current_app
 
 from service.api import Blueprint
-from service.auth import meeple
-from service.schemas import Health
-from service.spec import spec_json, spec_yaml
+from service.middleware.auth import meeple
+from service.openapi.schemas import Health
+from service.openapi.spec import spec_json, spec_yaml
 
 blp = Blueprint("system", __name__, description="Health and the API description")
 

@@ -16,7 +16,7 @@ from typing import Any
 from flask import Blueprint, Flask, abort, render_template
 
 from events.store.event_store import GAME_ID
-from service.auth import meeple
+from service.middleware.auth import meeple
 
 HERE = Path(__file__).parent
 SUMMARIES: dict[str, str] = json.loads((HERE / "summaries.json").read_text())

@@ -1,6 +1,6 @@
 """Bodies sent chunked (no Content-Length) through a real gunicorn are held to the same
 limits as the others: 64 KB in general (413, never cut at the limit and parsed), a route's own
-limit where it has one (records). service.request_bodies."""
+limit where it has one (records). service.middleware.request_bodies."""
 
 from __future__ import annotations
 

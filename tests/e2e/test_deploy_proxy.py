@@ -123,7 +123,7 @@ def test_the_proxy_sends_streams_to_the_stream_pool_and_the_rest_to_the_api(prox
 PROXY_REFUSES = [
     (b"POST /v1/games HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n"
      b"Content-Length: 2000000\r\n\r\n", 413, "too_large"),
-    # over gunicorn's limit, within nginx's: gunicorn answers (service/gunicorn_errors.py)
+    # over gunicorn's limit, within nginx's: gunicorn answers (service/server/refusals.py)
     (b"GET /v1/games/" + b"x" * 5_000 + b" HTTP/1.1\r\nHost: a\r\n\r\n", 414, "uri_too_long"),
     (b"GET /healthz HTTP/1.1\r\nHost: a\r\nX-Big: " + b"y" * 9_000 + b"\r\n\r\n", 431,
      "headers_too_large"),

@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 from games.registry import GAMES
-from service.spec import component_prefix
+from service.openapi.spec import component_prefix
 from tests.e2e.conftest import BIN, ROOT
 
 PACKAGE = "meeple_client"

@@ -1,5 +1,5 @@
 """What gunicorn refuses before the app sees it is answered as problem+json with a stable
-code, like every other error of the API (service/gunicorn_errors.py); it was gunicorn's HTML.
+code, like every other error of the API (service/server/refusals.py); it was gunicorn's HTML.
 Through a real gunicorn (deploy/gunicorn.conf.py)."""
 
 from __future__ import annotations

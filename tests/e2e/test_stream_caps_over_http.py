@@ -1,6 +1,7 @@
 """The caps on live streams through a real gunicorn (gevent workers, deploy/gunicorn.conf.py):
 a caller's cap holds across the worker processes, a stream whose client went away gives its
-slot back, and a process's cap leaves connections for plain requests (service.stream_slots).
+slot back, and a process's cap leaves connections for plain requests
+(service.middleware.stream_slots).
 Every read has a deadline."""
 
 from __future__ import annotations

@@ -425,7 +425,7 @@ def test_the_bounds_are_the_apis() -> None:
     from events.application.meeple import MESSAGE_MAX_LENGTH
     from events.store.event_store import GAME_ID
     from service.api.records import GAME_ID as IMPORT_GAME_ID
-    from service.schemas import GameCreate, MoveIn, PlayerCreate
+    from service.openapi.schemas import GameCreate, MoveIn, PlayerCreate
 
     assert fields.MESSAGE_MAX_LENGTH == MESSAGE_MAX_LENGTH
     def bound(schema: Any, name: str) -> int:
@@ -578,7 +578,7 @@ def test_the_verifiers_copies_of_the_api_rules_are_the_apis() -> None:
     it keeps its own copies of their limits; a record the server writes must always verify."""
     from events.application import meeple
     from events.records.verify import fields
-    from service import schemas
+    from service.openapi import schemas
 
     assert fields.MESSAGE_MAX_LENGTH == meeple.MESSAGE_MAX_LENGTH
     name = schemas.PlayerCreate().fields["name"]

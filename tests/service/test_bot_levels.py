@@ -77,7 +77,7 @@ def test_the_deadline_names_its_stand_in_bot(alice: Caller) -> None:
 
 def test_the_leaderboard_says_which_rows_are_bots(alice: Caller, app: Any) -> None:
     from events.readmodels.ratings import Ratings
-    from service.auth import meeple
+    from service.middleware.auth import meeple
 
     with app.app_context():
         Ratings(meeple().redis).apply(RP, [

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, assume, settings
 from schemathesis.config import SchemathesisConfig
 from schemathesis.core.parameters import ParameterLocation
 
-from service import json_body
-from service.spec import spec_yaml
+from service.middleware import json_body
+from service.openapi.spec import spec_yaml
 from tests.service.conftest import Caller
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,7 +56,7 @@ schema = schemathesis.pytest.from_fixture("api_schema")
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
                                  HealthCheck.filter_too_much])
 def test_api_conforms_to_its_spec(case, auth_headers) -> None:
-    # The bounds the spec states in words (service.json_body) are not in the schemas:
+    # The bounds the spec states in words (service.middleware.json_body) are not in the schemas:
     # such bodies are refused with 400, as tests/service/test_bad_input.py checks.
     assume(within_json_bounds(case.body))
     case.call_and_validate(headers=headers_for(case, auth_headers))

@@ -1,5 +1,6 @@
 """Live streams are capped per caller (over every process: Redis) and per process, so that a
-client holding many streams cannot take every connection of the server (service.stream_slots).
+client holding many streams cannot take every connection of the server
+(service.middleware.stream_slots).
 A stream's slot is given back when its answer is closed (its end, or its client gone)."""
 
 from __future__ import annotations

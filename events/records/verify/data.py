@@ -1,7 +1,7 @@
 """Each event's data, by type: its keys, their types and bounds, as the server writes them
 (events/domain/table.py, events/application/meeple.py for MessagePosted, workers/jobs.py with
 events/readmodels/ratings.py for GameScored) and as the API bounds what people send
-(service/schemas.py). It runs with the shape check (shape.py), before anything else reads
+(service/openapi/schemas.py). It runs with the shape check (shape.py), before anything else reads
 the events, so that no later check, and no server importing the record, meets data it cannot
 read: an event whose data breaks these rules gets a problem (check "data") at its version and
 is not re-executed (replay.py stops there).

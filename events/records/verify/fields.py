@@ -29,10 +29,10 @@ GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")  # service.api.records.GAME_ID, eve
 # golden and test records name people "p_alice", "p_0": any 1 to 62 id characters after "p_".
 PLAYER_ID = re.compile(r"p_[A-Za-z0-9_-]{1,62}|bot:[A-Za-z0-9_-]{1,60}")
 SYSTEM = "system"  # the author of the events nobody's request caused
-NAME_MAX_LENGTH = 40  # service.schemas.PlayerCreate.name
+NAME_MAX_LENGTH = 40  # service.openapi.schemas.PlayerCreate.name
 MESSAGE_MAX_LENGTH = 500  # events.application.meeple.MESSAGE_MAX_LENGTH
-MAX_SEATS = 10  # service.schemas.GameCreate.seats
-MOVE_ID_MAX_LENGTH = 200  # service.schemas.MoveIn.id
+MAX_SEATS = 10  # service.openapi.schemas.GameCreate.seats
+MOVE_ID_MAX_LENGTH = 200  # service.openapi.schemas.MoveIn.id
 SEAT_SEED = re.compile(SEAT_SEED_PATTERN)  # SeatTaken's "seed" at a "dealing": "seats" table
 # Times: a verdict must not depend on the day a record is checked, so the verifier's window is
 # fixed (the golden records are dated 2030); a server importing a record also refuses any time
@@ -42,7 +42,7 @@ LATEST = datetime(2100, 1, 1, tzinfo=UTC)  # exclusive
 # Times are taken by whichever process appends (API or worker, maybe on another host), so
 # they may step back a little between events; never by more than this.
 CLOCK_STEP_BACK = timedelta(hours=1)
-# A name may not hold these (service.schemas.printable_name): control, format and line or
+# A name may not hold these (service.openapi.schemas.printable_name): control, format and line or
 # paragraph separators (CR, LF, U+2028, a right-to-left override ...).
 _UNPRINTABLE = ("Cc", "Cf", "Zl", "Zp")
 # Table talk may run over several lines, as the API takes it: TAB, LF and CR are allowed, no

@@ -72,7 +72,7 @@ def check_shape(v: Verification) -> bool:
     return True
 
 
-MAX_INT = 10 ** 20  # 20 digits, as service.json_body takes a request's integers
+MAX_INT = 10 ** 20  # 20 digits, as service.middleware.json_body takes a request's integers
 
 
 def _all_plain(record: dict[str, Any]) -> bool:

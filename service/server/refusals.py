@@ -3,7 +3,7 @@
 A request gunicorn refuses before the app sees it (a request line over
 `limit_request_line`: 414; headers too many or too large: 431; a malformed request line,
 header or chunk: 400) is answered by gunicorn itself, in HTML. A client of this API reads
-application/problem+json with a stable `code` on every error (service/errors.py,
+application/problem+json with a stable `code` on every error (service/middleware/errors.py,
 openapi.yaml's Problem), so deploy/gunicorn.conf.py installs this writer in place of
 gunicorn's (`gunicorn.util.write_error`, which its workers' `handle_error` calls with the
 status, reason and message it chose). The statuses stay gunicorn's."""

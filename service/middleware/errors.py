@@ -129,7 +129,7 @@ def handle_http_error(error: HTTPException) -> Response:
         if name.lower() not in ("content-type", "content-length"):
             response.headers[name] = value
     if status == 429:
-        from service.limits import seconds_until_reset
+        from service.middleware.limits import seconds_until_reset
 
         response.headers["Retry-After"] = str(seconds_until_reset())
     return response

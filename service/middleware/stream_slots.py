@@ -28,8 +28,8 @@ import redis
 import structlog
 from flask import Flask, current_app
 
-from service.errors import Refused
-from service.limits import rate_limit_key
+from service.middleware.errors import Refused
+from service.middleware.limits import rate_limit_key
 
 log = structlog.get_logger()
 

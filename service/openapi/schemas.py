@@ -13,7 +13,7 @@ from events.application.meeple import MESSAGE_MAX_LENGTH, message_problem
 from events.domain.deadlines import DEFAULT_MIN_MOVE_SECONDS, MAX_MOVE_SECONDS, ON_EXPIRY
 from games.registry import GAMES
 from games.rng import SEAT_SEED
-from service.shapes import envelope_list, typed, typed_list
+from service.openapi.shapes import envelope_list, typed, typed_list
 
 STATUSES = ("open", "active", "ended")
 

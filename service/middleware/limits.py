@@ -30,7 +30,7 @@ from limits import parse
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from events.exceptions import Unauthorized
-from service.auth import api_key_of_request, current_player
+from service.middleware.auth import api_key_of_request, current_player
 
 UNLIMITED_PATHS = ("/healthz", "/openapi.yaml", "/openapi.json")
 

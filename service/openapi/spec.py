@@ -11,9 +11,9 @@ from flask_smorest import Api
 
 from games.registry import GAMES
 from games.schemas import move_schema, view_schema
-from service import shapes
-from service.errors import PROBLEM
-from service.schemas import Problem
+from service.middleware.errors import PROBLEM
+from service.openapi import shapes
+from service.openapi.schemas import Problem
 
 DESCRIPTION = """\
 Meeple hosts turn-based board games with hidden information. Register with
@@ -128,7 +128,7 @@ class MeepleApi(Api):  # type: ignore[misc]
             self.DEFAULT_RESPONSE_CONTENT_TYPE = saved
 
     def _register_error_handlers(self) -> None:
-        return None  # service.errors handles every error
+        return None  # service.middleware.errors handles every error
 
 
 def init_app(app: Flask) -> MeepleApi:
@@ -200,7 +200,7 @@ def _rewrite_refs(value: Any, prefix: str) -> Any:
 def documented_shape(converter: Any, field: Any, ret: dict[str, Any], **kwargs: Any
                      ) -> dict[str, Any]:
     """A field whose metadata says `openapi`: that is its whole description in the spec
-    (service.shapes: values passed through as they are, documented by a component)."""
+    (service.openapi.shapes: values passed through as they are, documented by a component)."""
     shape = field.metadata.get("openapi")
     if shape is None:
         return {}
