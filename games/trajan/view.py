@@ -40,6 +40,7 @@ from games.trajan.board import (
 from games.trajan.commodities import hand_size
 from games.trajan.rules import actors
 from games.trajan.scoring import score
+from games.trajan.seaport import load_moves
 
 
 def _trajan_tile(tile: str | None) -> dict[str, Any] | None:
@@ -194,9 +195,8 @@ def determinize(state: State, seat: int, rng: Rng) -> State:
     - the demand stack and the 3 removed demand tiles: one pool, dealt back in the same sizes;
     - each Trajan stack below its (public) top: shuffled.
     Each pool is put in a canonical (sorted) order before it is shuffled, so the result
-    depends on what the seat knows and on `rng` alone (but for the loader's hand while it
-    loads: `_deal_commodities`), never on the order the true state holds the hidden cards and
-    tiles in."""
+    depends on what the seat knows and on `rng` alone, never on the order the true state
+    holds the hidden cards and tiles in."""
     new = copy_state(state)
     _deal_commodities(new, seat, rng)
     for key in ("forum_stack", "extra_stack", "bag"):
@@ -214,22 +214,40 @@ def determinize(state: State, seat: int, rng: Rng) -> State:
     return new
 
 
+# Deals tried for a loader's hand (`_deal_commodities`) before it is kept as it is.
+LOADER_DEALS = 200
+
+
 def _deal_commodities(state: State, seat: int, rng: Rng) -> None:
     """The other hands but for their known cards, and the deck: dealt anew in the same sizes,
-    only as some true world could hold them (`_deal_generations` once the deck has been
-    reshuffled; before that, any deal is one: every such card came out of the one shuffled
-    deck of the setup, and every card that left a hand did so face up).
+    only as some true world could hold them (`_deal_hands`).
 
-    During a shipment the loader's hand is kept: what it can still load depends on it, and
-    nobody else acts until it has shipped (README decision 19). So the loader's hand is the
-    one hidden thing this keeps: for its own seat (which is the only one to act, so the only
-    one a bot or `games.information` determinizes for) it is no secret, but a determinization
-    for another seat while loading still depends on it (and on what the loader drew from the
-    new deck, its `drawn`). Once the game is over every hand is public (`view`): only the
-    deck's order is dealt anew."""
+    During a shipment (README decision 19) the loader's hand is dealt like the others, but
+    only as a hand that can go on loading: its moves so far said it can (a load is offered
+    only while a combination on the ship stays reachable), so a world whose loader could not
+    would be no true world. Such deals are drawn again (at most LOADER_DEALS; which deal is
+    taken depends on the pool and `rng` alone, never on the true hand). For the loader's own
+    seat, the only one to act then (so the only one a bot or `games.information`
+    determinizes for), its hand is no secret and is kept."""
     loader = state["active"] if state["phase"] == "load" else None
+    if loader is not None and loader != seat:
+        for _ in range(LOADER_DEALS):
+            world = copy_state(state)
+            _deal_hands(world, [seat], rng)
+            if load_moves(world, loader):
+                state.update(world)
+                return
+        # Not found (no case met in the tests): the loader's hand kept, as for its own seat.
+    _deal_hands(state, sorted({seat} if loader is None else {seat, loader}), rng)
+
+
+def _deal_hands(state: State, fixed: list[int], rng: Rng) -> None:
+    """The hands of the seats not in `fixed` but for their known cards, and the deck: dealt
+    anew in the same sizes (`_deal_generations` once the deck has been reshuffled; before
+    that, any deal is one: every such card came out of the one shuffled deck of the setup,
+    and every card that left a hand did so face up). Once the game is over every hand is
+    public (`view`): only the deck's order is dealt anew."""
     over = state["phase"] == "over"  # every hand is shown then
-    fixed = [s for s in range(state["players"]) if s in (seat, loader)]
     others = [] if over else [s for s in range(state["players"]) if s not in fixed]
     if others and _deal_generations(state, fixed, others, rng):
         return

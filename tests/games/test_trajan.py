@@ -1081,6 +1081,57 @@ def test_a_card_played_face_up_may_have_been_the_known_one() -> None:
     assert any(w["seats"][0]["hand"][WINE] == 0 for w in worlds)
 
 
+def _loader_twin(state: State, loader: int) -> State | None:
+    """A true state another seat cannot tell from `state` during a shipment: one unseen card
+    of the loader's hand swapped with a deck card of another kind, the loader still able to
+    go on loading. None when there is no such swap (or after a reshuffle, whose books a swap
+    would break)."""
+    if state.get("provenance") is not None:
+        return None
+    hand, known = state["seats"][loader]["hand"], state["seats"][loader]["known"]
+    for card in COMMODITIES:
+        for other in COMMODITIES:
+            if hand[card] - known[card] < 1 or other == card or other not in state["deck"]:
+                continue
+            twin = json.loads(json.dumps(state))
+            twin["seats"][loader]["hand"][card] -= 1
+            twin["seats"][loader]["hand"][other] += 1
+            twin["deck"][twin["deck"].index(other)] = card
+            if GAME.legal_moves(twin, loader):
+                return twin
+    return None
+
+
+def test_a_seat_watching_a_shipment_imagines_the_loaders_hand_too() -> None:
+    """The contract: `determinize` depends on what the seat knows alone. During a shipment
+    another seat knows of the loader's hand what the log showed and that it can go on
+    loading (README decision 19): the loader's hand is dealt anew too, as one that can. (It
+    was kept: on two true states that differ only in it, a watching seat's worlds differed.)"""
+    pairs = changed = 0
+    for players in (2, 3, 4):
+        for seed in range(3):
+            state, walk = new_game(players, seed), Rng(b"shipments", 10 * players + seed)
+            for n in range(400):
+                if GAME.is_over(state):
+                    break
+                if state["phase"] == "load":
+                    loader = state["active"]
+                    twin = _loader_twin(state, loader)
+                    for me in [s for s in range(players) if s != loader and twin is not None]:
+                        assert twin is not None
+                        world = GAME.determinize(state, me, rng(n))
+                        assert world == GAME.determinize(twin, me, rng(n))
+                        assert GAME.view(world, me) == GAME.view(state, me)
+                        assert GAME.legal_moves(world, loader)  # it can go on loading
+                        changed += world["seats"][loader]["hand"] != \
+                            state["seats"][loader]["hand"]
+                        pairs += 1
+                seat = min(GAME.actors(state))
+                moves = GAME.legal_moves(state, seat)
+                state, _ = GAME.play(state, seat, moves[walk.randbelow(len(moves))], rng(n))
+    assert pairs >= 20 and changed >= pairs // 2, (pairs, changed)
+
+
 def test_determinize_after_a_reshuffle_deals_only_worlds_the_log_allows() -> None:
     """README decision 9: "When the commodity deck runs out, the discard piles but their top
     cards are shuffled into a new deck", and the piles are face up: from then on every seat
@@ -1136,8 +1187,7 @@ def test_determinize_after_a_reshuffle_deals_only_worlds_the_log_allows() -> Non
             if n % 4:
                 continue
             for me in range(players):
-                loader = state["active"] if state["phase"] == "load" else None
-                others = [s for s in range(players) if s not in (me, loader)]
+                others = [s for s in range(players) if s != me]  # a loader's hand too
                 if state["phase"] == "over" or not others:
                     continue
                 for k in range(2):
@@ -1147,6 +1197,8 @@ def test_determinize_after_a_reshuffle_deals_only_worlds_the_log_allows() -> Non
                     assert Counter(world["deck"]) <= new_deck
                     assert GAME.view(world, me) == GAME.view(state, me)
                     assert world["seats"][me] == state["seats"][me]
+                    if state["phase"] == "load":  # a loader dealt anew can go on loading
+                        assert GAME.legal_moves(world, state["active"])
                     dealt: Counter[str] = Counter(world["deck"])
                     unseen: Counter[str] = Counter(state["deck"])
                     for s in others:
