@@ -179,6 +179,23 @@ def test_determinize_depends_on_the_seats_knowledge_alone(game_id: str, players:
 
 
 @pytest.mark.parametrize(("game_id", "players"), CASES)
+def test_determinize_for_a_seat_that_does_not_act_depends_on_its_knowledge_alone(
+        game_id: str, players: int) -> None:
+    """The contract holds for every seat, not only the one a bot plays: on the same states,
+    each other seat gets a twin of its own (a true state it cannot tell apart) and the same
+    worlds on both (Trajan's watching seats once got the loader's true hand)."""
+    game = GAMES[game_id]
+    for n, pair in enumerate(twins(game_id, players)):
+        for seat in [s for s in range(players) if s != pair.seat]:
+            other = game.determinize(pair.state, seat, Rng(b"other seat", n))
+            assert game.view(other, seat) == game.view(pair.state, seat), pair.where
+            world = game.determinize(pair.state, seat, Rng(*DETERMINIZE_RNG))
+            assert as_text(world) == as_text(
+                game.determinize(other, seat, Rng(*DETERMINIZE_RNG))), (
+                f"{pair.where}: determinize for seat {seat} differs on its twins")
+
+
+@pytest.mark.parametrize(("game_id", "players"), CASES)
 def test_the_bot_plays_the_same_move_on_twins(game_id: str, players: int) -> None:
     game = GAMES[game_id]
     told_apart = [(pair.where, levels) for pair in twins(game_id, players)
