@@ -4,11 +4,14 @@ All re-read the game: a turn that is over makes them do nothing."""
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 
 import structlog
 from rq import Queue, get_current_job
+from rq.job import Job
 
+from events.application.dispatch import STALE_JOB_SECONDS, RQDispatcher, notice_seat
 from events.application.meeple import Meeple
 from events.domain.deadlines import due
 from events.domain.table import Table
@@ -22,6 +25,10 @@ EXPIRE = "workers.deadlines.expire"
 EXPIRE_BY_BOT = "workers.deadlines.expire_by_bot"
 # A job that ran early (two hosts' clocks disagree) looks again this much after the due time.
 EARLY_RETRY = timedelta(seconds=2)
+# A thinking stand-in's job on `ai` dies with its worker (RQ then keeps it "started" for
+# ever) long after the commit that started the turn was settled: the expiry looks again
+# this long after handing the turn over, until the turn is over.
+STAND_IN_CHECK = timedelta(seconds=STALE_JOB_SECONDS + 30)
 
 
 def remind(game_id: str, seat: int, started: int) -> str:
@@ -32,7 +39,11 @@ def remind(game_id: str, seat: int, started: int) -> str:
     placed = table.seat_of(seat)
     if clock is None or clock.version != started or placed is None:
         return "stale"  # moved, resigned, or the game ended: no reminder
-    return notify_player(game_id, started, placed.player_id, "deadline_reminder")
+    assert table.deadline is not None
+    if app.clock() >= due(clock, table.deadline):
+        return "late"  # the service was down at its time: the expiry is what comes now
+    return notify_player(game_id, started, placed.player_id, "deadline_reminder",
+                         notice_seat(table, placed.player_id, seat))
 
 
 def expire(game_id: str, seat: int, started: int) -> str:
@@ -47,13 +58,28 @@ def expire(game_id: str, seat: int, started: int) -> str:
     if app.clock() < due(clock, table.deadline):
         return _again_at_its_time(app, table, seat, started)
     if table.deadline["on_expiry"] == "bot" and table.stand_in_level().kind != "random":
-        # At the front: a timed-out turn waits for the bot moves being played, not for the
-        # whole queue of bot games.
-        Queue("ai", connection=app.redis).enqueue(
-            EXPIRE_BY_BOT, game_id, seat, started, job_id=f"expire-{game_id}-{seat}-{started}-ai",
-            result_ttl=3600, failure_ttl=86400, at_front=True)
-        return "to the ai queue"
+        return _to_the_stand_in(app, game_id, seat, started)
     return expire_by_bot(game_id, seat, started)
+
+
+def _to_the_stand_in(app: Meeple, game_id: str, seat: int, started: int) -> str:
+    """Queue the timed-out turn for the thinking stand-in on `ai`, at the front (it waits
+    for the bot moves being played, not for the whole queue of bot games), unless its job is
+    already on its way; and look again at STAND_IN_CHECK, in case that job is lost."""
+    job_id = f"expire-{game_id}-{seat}-{started}-ai"
+    job = Job.fetch_many([job_id], connection=app.redis)[0]
+    on_its_way = RQDispatcher(app.redis).job_status(job) == "live"
+    if not on_its_way:
+        if job is not None:
+            job.delete()  # lost with its worker, or done without ending the turn
+        Queue("ai", connection=app.redis).enqueue(
+            EXPIRE_BY_BOT, game_id, seat, started, job_id=job_id, result_ttl=3600,
+            failure_ttl=86400, at_front=True)
+    check = f"expire-{game_id}-{seat}-{started}-check-{time.time_ns()}"
+    Queue("notify", connection=app.redis).enqueue_at(
+        app.clock() + STAND_IN_CHECK, EXPIRE, game_id, seat, started, job_id=check,
+        result_ttl=3600, failure_ttl=86400)
+    return "on the ai queue" if on_its_way else "to the ai queue"
 
 
 def expire_by_bot(game_id: str, seat: int, started: int) -> str:

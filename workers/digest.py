@@ -20,7 +20,7 @@ from events.domain.visibility import table_view
 from events.exceptions import MeepleError
 from games.text import named
 from workers.jobs import _app
-from workers.letters import Letter, email_message, short_id
+from workers.letters import Letter, email_message, reply_to, short_id
 from workers.notify import deliver_email, handed_to_webhooks, post_signed
 
 log = structlog.get_logger()
@@ -50,7 +50,7 @@ def send_digest(player_id: str, day: str) -> str:
         "ended": [item for item in held if item["event"] == "game_ended"],
     }
     if profile.notify == "email" and profile.email:
-        deliver_email(digest_email(profile.email, digest, delivery))
+        deliver_email(digest_email(profile.email, digest, delivery, stop_address(digest)))
     elif (profile.notify == "webhook" and profile.webhook_url and profile.webhook_secret
           and not profile.webhook_disabled_reason):
         if handed_to_webhooks(SEND_DIGEST, (player_id, day), delivery):
@@ -78,11 +78,23 @@ def where_you_stand(app: Meeple, game_id: str, player_id: str) -> dict[str, Any]
         return {"title": table.game.title}
     names = table.names()
     own = table.game.describe(view, seats[0], names)[:1]
-    return {"title": table.game.title, "prompt": named(str(view.get("prompt") or ""), names),
+    return {"title": table.game.title, "seat": seats[0],
+            "prompt": named(str(view.get("prompt") or ""), names),
             "yours": [line for part in own for line in part.lines]}
 
 
-def digest_email(to: str, digest: dict[str, Any], delivery: str) -> EmailMessage:
+def stop_address(digest: dict[str, Any]) -> str | None:
+    """The digest's List-Unsubscribe address, as every email has: a `stop` reply token
+    names a seat of a game (here, any game of the digest the player sits at) and stops the
+    emails of that seat's player."""
+    for item in [*digest["messages"], *digest["ended"], *digest["awaiting"]]:
+        if "seat" in item:
+            return reply_to(item, "stop")
+    return None
+
+
+def digest_email(to: str, digest: dict[str, Any], delivery: str,
+                 unsubscribe: str | None = None) -> EmailMessage:
     count = digest["awaiting_total"]
     letter = Letter(f"Meeple, {digest['day']}: {count} game{'s' if count != 1 else ''} "
                     f"await{'s' if count == 1 else ''} your move")
@@ -102,4 +114,4 @@ def digest_email(to: str, digest: dict[str, Any], delivery: str) -> EmailMessage
                          for e in digest["ended"]])
     letter.add("", ["To get one message per turn instead, set digest to 'each' in your "
                     "profile."])
-    return email_message(letter, to, delivery)
+    return email_message(letter, to, delivery, unsubscribe=unsubscribe, event="digest")

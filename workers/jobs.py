@@ -12,7 +12,7 @@ import structlog
 from events.accounts.players import bot_player
 from events.application.meeple import Meeple
 from events.domain.envelope import NewEvent
-from events.domain.table import Status
+from events.domain.table import Status, Table
 from events.exceptions import GameOver, IllegalMoveError, NotYourTurn, VersionConflict
 from events.readmodels.ratings import Ratings
 from events.store.clients import Connections, connect
@@ -123,6 +123,19 @@ def _count_thinking(app: Meeple, game_id: str, seat: int, level: Level, seconds:
                     ms=round(seconds * 1000))
 
 
+def rated(app: Meeple, table: Table) -> bool:
+    """Whether a finished game moves the public leaderboard: not a private game (the
+    ratings would tell anyone its result), nor one in which no person made a move (bots and
+    stand-ins played it all: it says nothing of the people, and two accounts of one person
+    resigning against each other farmed ratings so). A table of bots alone is rated: the
+    leaderboard lists the levels."""
+    if not table.public:
+        return False
+    people = {s.player_id for s in table.seats if not s.bot}
+    return not people or any(envelope["type"] == "MovePlayed" and envelope["by"] in people
+               for envelope in app.events(table.id, 1, table.version))
+
+
 def score_game(game_id: str) -> str:
     """Append GameScored for a finished game and update the leaderboard, exactly once."""
     app = _app()
@@ -136,7 +149,7 @@ def score_game(game_id: str) -> str:
         ratings.apply(table.type, table.ratings)  # idempotent: re-set the recorded values
         return "already scored"
     with ratings.lock(table.type):
-        rows = ratings.compute(table)
+        rows = ratings.compute(table) if rated(app, table) else []
         try:
             app.append_system_events(
                 game_id, [NewEvent("GameScored", {"ratings": rows}, "system")], table.version

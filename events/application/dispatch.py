@@ -178,7 +178,9 @@ def deadline_jobs(table: Table, clock: TurnClock) -> list[FollowUp]:
     args = (table.id, clock.seat, clock.version)
     placed = table.seat_of(clock.seat)
     player = placed.player_id if placed is not None else None
-    reminder = f"notify-{table.id}-{clock.version}-{player}-reminder"
+    # A player at several seats gets a reminder per seat (as a notice per seat).
+    seat = notice_seat(table, player, clock.seat) if player is not None else None
+    reminder = notice_id(table.id, clock.version, str(player), seat) + "-reminder"
     # RQ keeps whole seconds (rounded down): one more, so the expiry never runs early.
     return [
         FollowUp("notify", REMIND, f"remind-{turn}", args,
@@ -291,7 +293,7 @@ class RQDispatcher:
             if not self._wanted(follow_up) or self._sent(follow_up):
                 continue
             job = Job.fetch_many([follow_up.job_id], connection=self._redis)[0]
-            status = self._status(job)
+            status = self.job_status(job)
             if status == "scheduled" or (status == "finished" and follow_up.queue == "notify"):
                 # A notice that ran to its end said what it had to; a scheduled deadline is
                 # kept by RQ's scheduler (and resynced at every worker start). A bot's turn
@@ -358,7 +360,7 @@ class RQDispatcher:
             return WEBHOOKS_QUEUE
         return follow_up.queue
 
-    def _status(self, job: Job | None) -> str:
+    def job_status(self, job: Job | None) -> str:
         """"scheduled", "live" (queued in its queue, or running on a live worker), "finished",
         or "lost" (no record, in no queue, failed, or held by a worker that died)."""
         if job is None:

@@ -21,12 +21,12 @@ from rq.scheduler import SCHEDULER_KEY_TEMPLATE, RQScheduler
 from cli.commands.deadlines import reclaim_scheduler_locks, resync
 from events.accounts.players import Player
 from events.accounts.profiles import Profiles
-from events.application.dispatch import RQDispatcher
+from events.application.dispatch import RQDispatcher, deadline_jobs
 from events.application.meeple import Meeple
 from events.domain.deadlines import parse_time
 from events.domain.table import Table
 from tests.workers.helpers import Receiver
-from workers.deadlines import expire, remind
+from workers.deadlines import STAND_IN_CHECK, expire, remind
 
 RP = "res-publica-2230ad"
 
@@ -160,3 +160,79 @@ def test_a_dead_schedulers_lock_is_freed_a_live_ones_kept(app: Meeple) -> None:
     app.redis.set(RQScheduler.get_locking_key("scoring"), "silent", ex=61)  # no metadata
     assert reclaim_scheduler_locks(app.redis, ["ai", "scoring", "notify"]) == ["ai", "scoring"]
     assert app.redis.get(RQScheduler.get_locking_key("notify")) == b"alive"
+
+
+def test_a_lost_stand_in_job_is_queued_again_by_the_expirys_check(app: Meeple) -> None:
+    """A thinking stand-in's job on `ai` dies with its worker (kill -9 in a search) long
+    after the turn's commit was settled: the expiry that handed the turn over looks again
+    (outside audit: the turn stayed overdue for good, through restarts and a resync)."""
+    table = started(app, hours=1 / 3600, bot="greedy")
+    seat = table.actors()[0]
+    clock = table.clock_of(seat)
+    assert clock is not None
+    time.sleep(max(0.0, (parse_time(clock.at) + timedelta(seconds=1)).timestamp() - time.time()))
+    assert expire(table.id, seat, clock.version) == "to the ai queue"
+    ai = Queue("ai", connection=app.redis)
+    [lost] = ai.jobs
+    ai.remove(lost)  # its worker died with it: in no queue, never to finish
+    checks = [job_id for job_id in scheduled(app) if "-check-" in job_id]
+    assert len(checks) == 1
+    at = scheduled(app)[checks[0]]
+    assert at - time.time() == pytest.approx(STAND_IN_CHECK.total_seconds(), abs=5)
+    # The check's time comes (RQ's scheduler runs it on `notify`): the turn is queued again.
+    assert expire(table.id, seat, clock.version) == "to the ai queue"
+    [again] = ai.jobs
+    assert again.perform() == "expired"
+    assert app.events(table.id, table.version + 1)[0]["type"] == "TurnTimedOut"
+    assert expire(table.id, seat, clock.version) == "stale"  # every later check ends there
+
+
+def test_a_stand_in_on_its_way_is_not_queued_twice(app: Meeple) -> None:
+    table = started(app, hours=1 / 3600, bot="greedy")
+    seat = table.actors()[0]
+    clock = table.clock_of(seat)
+    assert clock is not None
+    time.sleep(max(0.0, (parse_time(clock.at) + timedelta(seconds=1)).timestamp() - time.time()))
+    assert expire(table.id, seat, clock.version) == "to the ai queue"
+    assert expire(table.id, seat, clock.version) == "on the ai queue"  # still waiting there
+    assert len(Queue("ai", connection=app.redis).jobs) == 1
+
+
+def test_each_seat_of_a_hot_seat_player_gets_its_reminder(app: Meeple,
+                                                          receiver: Receiver) -> None:
+    """README: "if you hold several seats, each seat that comes to act gets its own turn
+    email"; `deadline_reminder` is "as `your_turn`", about the seat that must act (outside
+    audit: the second seat's reminder was taken as sent, and the first seat's described)."""
+    carol = Player("p_carol", "carol")
+    table = app.create_game(carol, "trappist-one", 2,
+                            deadline={"hours": 1, "on_expiry": "bot", "bot": "random"})
+    table = app.join_game(carol, table.id)
+    assert sorted(table.actors()) == [0, 1]  # both choose in secret at once
+    Profiles(app.redis).update(carol.id, {"webhook_url": receiver.url, "notify": "webhook"})
+    for seat in (0, 1):
+        clock = table.clock_of(seat)
+        assert clock is not None
+        assert remind(table.id, seat, clock.version) == "sent"
+    sent = sorted((json.loads(body)["seat"], headers["X-Meeple-Delivery"])
+                  for headers, body, _ in receiver.requests)
+    assert [seat for seat, _ in sent] == [0, 1]
+    assert [delivery.endswith(f"-seat{seat}-reminder") for seat, delivery in sent] == [True] * 2
+    # The ids the dispatcher schedules and reconciles with are the same.
+    jobs = {job.delivery for clock in table.clocks
+            for job in deadline_jobs(table, clock) if job.delivery}
+    assert jobs == {delivery for _, delivery in sent}
+
+
+def test_no_reminder_once_the_turn_is_due(app: Meeple, receiver: Receiver) -> None:
+    """README: "A reminder goes out a quarter of the time per move before the deadline":
+    after an outage that spans the due time the reminder job runs late, and would tell the
+    player of a deadline already past, just before the turn is timed out (outside audit)."""
+    table = started(app, hours=1 / 3600)
+    seat = table.actors()[0]
+    placed, clock = table.seat_of(seat), table.clock_of(seat)
+    assert placed is not None and clock is not None
+    Profiles(app.redis).update(placed.player_id, {"webhook_url": receiver.url,
+                                                  "notify": "webhook"})
+    time.sleep(max(0.0, (parse_time(clock.at) + timedelta(seconds=1)).timestamp() - time.time()))
+    assert remind(table.id, seat, clock.version) == "late"
+    assert receiver.requests == []

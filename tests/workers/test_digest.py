@@ -19,6 +19,7 @@ from events.accounts.players import Player
 from events.application.digests import Digests, next_digest_at
 from events.application.meeple import Meeple
 from events.domain.table import Table
+from events.mail import reply_tokens
 from games.rng import Rng
 from tests.conftest import free_port
 from tests.workers.helpers import (
@@ -146,3 +147,27 @@ def test_a_failed_digest_keeps_what_it_carries(
         send_digest(alice.id, day)
     held = Digests(meeple.redis).held(alice.id)
     assert json.dumps(held).count("first") == 1  # kept for the retry
+
+
+def test_the_digest_email_can_be_unsubscribed_like_every_email(
+    flask_app: Flask, meeple: Meeple, maildir: Path
+) -> None:
+    """README: "Every email carries `List-Unsubscribe: <mailto:stop+<token>@…>`" (outside
+    audit: the digest had none); the address stops that player's emails."""
+    _, alice, _ = caller(flask_app, "alice", email="alice@example.org", notify="email",
+                         digest="daily")
+    _, bob, _ = caller(flask_app, "bob", email="bob@example.org", notify="email")
+    table = meeple.join_game(alice, meeple.create_game(bob, RP, 2).id)
+    meeple.post_message(bob, table.id, "hello alice")
+    run_worker(meeple)
+    assert send_digest(alice.id, "2026-12-06") == "sent"
+    [digest] = [m for m in emails(maildir) if m["To"] == "alice@example.org"]
+    assert digest["X-Meeple-Event"] == "digest"
+    header = str(digest["List-Unsubscribe"])
+    assert header.startswith("<mailto:stop+"), dict(digest)
+    found = reply_tokens.address_in([header[len("<"):].split("?")[0].removeprefix("mailto:")])
+    assert found is not None and found[0] == "stop"
+    token = reply_tokens.read(reply_tokens.default_secret(), found[1], "stop")
+    assert token is not None and token.game_id == table.id
+    placed = table.seat_of(token.seat)
+    assert placed is not None and placed.player_id == alice.id

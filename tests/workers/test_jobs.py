@@ -154,3 +154,31 @@ def test_searching_bots_play_greedy_once_their_games_thinking_time_is_spent(app,
     assert at_greedy >= 50
     assert 1.0 <= thought < 1.0 + 2.0
     assert 0 < app.redis.ttl(f"meeple:ai:thinking:{table.id}") <= 30 * 24 * 3600
+
+
+def test_a_private_game_leaves_the_public_leaderboard_alone(app):
+    """A private table shows itself to its seats alone: rating changes on the public
+    leaderboard would tell anyone who played whom and who won (outside audit)."""
+    alice, bob = Player("p_alice", "alice"), Player("p_bob", "bob")
+    table = app.create_game(alice, RP, 2, public=False)
+    app.join_game(bob, table.id)
+    play_to_end(app, table.id, {0: alice, 1: bob})
+    run_worker(app)
+    assert app.load(table.id).ratings == []  # scored: unrated, once
+    assert types_of(app, table.id).count("GameScored") == 1
+    assert Ratings(app.redis).leaderboard(RP) == []
+
+
+def test_a_game_no_person_moved_in_is_not_rated(app):
+    """Two accounts resigning against each other, the stand-ins playing it all, farmed a
+    rating in seconds (outside audit): a game with people and none of their moves is
+    unrated."""
+    alice, bob = Player("p_alice", "alice"), Player("p_bob", "bob")
+    table = app.create_game(alice, TRAPPIST, 2)
+    app.join_game(bob, table.id)
+    app.resign(bob, table.id)
+    app.resign(alice, table.id)
+    run_worker(app)
+    ended = app.load(table.id)
+    assert ended.status is Status.ENDED and ended.ratings == []
+    assert Ratings(app.redis).leaderboard(TRAPPIST) == []
