@@ -56,18 +56,25 @@ def play_bot_turn(game_id: str, version: int, seat: int) -> str:
     move = bot_move(table.game, table.state, seat, bot_rng(seed, version, seat), thinks,
                     time.monotonic)
     _count_thinking(app, game_id, seat, level, time.monotonic() - started, thinks)
-    try:
-        if seat in table.resigned:  # its player resigned: the system plays it
-            app.play_for_seat(game_id, seat, [{"id": move["id"]}], version)
-        else:
-            app.play_moves(bot_player(seat, level.id), game_id, [{"id": move["id"]}], version,
-                           seat)
-    except (VersionConflict, NotYourTurn, GameOver):
-        return "stale"  # someone else moved first; the dispatcher queued the next job
-    except IllegalMoveError:
-        log.error("bot move rejected", game_id=game_id, version=version, seat=seat)
-        raise
-    return "played"
+    at: int | None = version
+    while at is not None:
+        try:
+            if seat in table.resigned:  # its player resigned: the system plays it
+                app.play_for_seat(game_id, seat, [{"id": move["id"]}], at)
+            else:
+                app.play_moves(bot_player(seat, level.id), game_id, [{"id": move["id"]}], at,
+                               seat)
+            return "played"
+        except VersionConflict:
+            # Table talk while it thought changes neither the state nor whose turn it is:
+            # the move stands (else chat every few seconds starved a searching bot for good).
+            at = app.talk_since(game_id, at)
+        except (NotYourTurn, GameOver):
+            break
+        except IllegalMoveError:
+            log.error("bot move rejected", game_id=game_id, version=version, seat=seat)
+            raise
+    return "stale"  # someone else moved first; the dispatcher queued the next job
 
 
 def thinking_limit() -> float:

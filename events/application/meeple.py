@@ -70,7 +70,12 @@ from games.contract import Game, Move
 from games.registry import GAMES, UnknownGame, get_game
 
 # Without an expected version from the client, a lost race is retried this often.
-_RETRIES = 3
+# A write that does not depend on the version (a join, table talk, a resignation, moves sent
+# without an expected version) is decided again after another writer's append, for this
+# long, with a short random pause between attempts: a crowd writing at once (everyone's
+# "gg" at the end) all get through, none with a 409.
+RETRY_SECONDS = 2.0
+RETRY_PAUSE_SECONDS = 0.02  # the longest pause; each is random below it
 _R = TypeVar("_R")  # what a use case answers
 # A snapshot (a cache of the folded table) is written every this many versions.
 SNAPSHOT_EVERY = 25
@@ -411,7 +416,8 @@ class Meeple:
               expected_version: int | None, seat: int | None, key: str | None,
               request_hash: str) -> MovesResult:
         seed = self._seed(game_id)
-        for attempt in range(_RETRIES):
+        give_up_at = time.monotonic() + RETRY_SECONDS
+        for attempt in itertools.count():
             trusted = self._cached_at(game_id, expected_version) if attempt == 0 else None
             table = loaded = trusted or self.load(game_id)
             self._check_shown(table, player)
@@ -425,8 +431,10 @@ class Meeple:
                 )
             except VersionConflict:
                 # After a trusted cache, load once from the store and decide again.
-                if (expected_version is not None and trusted is None) or attempt == _RETRIES - 1:
+                if (expected_version is not None and trusted is None) or \
+                        time.monotonic() >= give_up_at:
                     raise
+                _pause()
                 continue
             if result.replayed:
                 return MovesResult(self._replay(game_id, result.envelopes), result.envelopes,
@@ -484,6 +492,15 @@ class Meeple:
                                          by=player.id, idempotency_key=key,
                                          request_hash=request_hash)
         return _on_the_latest_version(attempt)
+
+    def talk_since(self, game_id: str, version: int) -> int | None:
+        """The game's version now if nothing but table talk was appended after `version`
+        (talk changes neither the state nor whose turn it is, so a move decided at
+        `version` still stands), else None."""
+        later = self.store.read(game_id, version + 1, None)
+        if later and all(envelope["type"] == "MessagePosted" for envelope in later):
+            return int(later[-1]["v"])
+        return None
 
     def play_for_seat(self, game_id: str, seat: int, moves: list[Move],
                       expected_version: int) -> Table:
@@ -800,11 +817,20 @@ def _on_the_latest_version(attempt: Callable[[], _R]) -> _R:
     """Optimistic concurrency for a use case that loads a table, decides and appends at the
     version it loaded: when another writer appended first (the store's VersionConflict; the
     append is the one step of an attempt that raises it, and nothing is written before it),
-    decide again on the table as it now is, up to _RETRIES attempts in all."""
-    for _ in range(_RETRIES - 1):
-        with suppress(VersionConflict):
+    decide again on the table as it now is, for up to RETRY_SECONDS."""
+    give_up_at = time.monotonic() + RETRY_SECONDS
+    while True:
+        try:
             return attempt()
-    return attempt()
+        except VersionConflict:
+            if time.monotonic() >= give_up_at:
+                raise
+            _pause()
+
+
+def _pause() -> None:
+    """A short random pause before another attempt: writers that met do not meet again."""
+    time.sleep(secrets.randbelow(1000) / 1000 * RETRY_PAUSE_SECONDS)
 
 
 def message_problem(clean: str) -> str | None:

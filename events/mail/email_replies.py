@@ -77,6 +77,9 @@ ANSWER_REPLY = "workers.replies.answer_reply"
 USED_TTL_SECONDS = 30 * 86400
 # Refused replies answered per seat and turn, in each budget; later ones are only logged.
 MAX_REFUSALS_PER_TURN = 3
+# Times a reply is resolved and played again when another write came first (table talk,
+# another seat's pick) before it is called stale.
+PLAY_ATTEMPTS = 5
 # The budgets: the player's own refused replies, replies from other addresses, reused tokens.
 OWN, OTHER_SENDER, REUSED = "own", "other-sender", "reused"
 # Defects of a From header that leave its one address intact: "J. Smith <j@x>" (a period in
@@ -245,14 +248,22 @@ class EmailReplies:
             return replace(at, outcome="reused", reason=(
                 "This reply's address was used already: each email's codes can be played "
                 "once. Nothing was played."))
-        stale = self._staleness(token, table)
-        if stale:
-            return replace(at, outcome="stale", reason=stale + " Nothing was played.")
-        try:
-            moves = self._resolve(table, player_id, token.seat, reply_words(message))
-        except Unreadable as why:
-            return replace(at, outcome="unreadable", reason=f"{why} Nothing was played.")
-        return self._play(at, table, player_id, moves)
+        for _ in range(PLAY_ATTEMPTS):
+            stale = self._staleness(token, table)
+            if stale:
+                return replace(at, outcome="stale", reason=stale + " Nothing was played.")
+            try:
+                moves = self._resolve(table, player_id, token.seat, reply_words(message))
+            except Unreadable as why:
+                return replace(at, outcome="unreadable", reason=f"{why} Nothing was played.")
+            try:
+                return self._play(at, table, player_id, moves)
+            except VersionConflict:
+                # Another write landed between the reading and the append (table talk,
+                # another seat's pick): look again, as a reply arriving now would.
+                table = self.app.load(table.id)
+        return replace(at, outcome="stale", reason=(
+            "The game moved on while your reply was on its way. Nothing was played."))
 
     def _wrong_sender(self, token: reply_tokens.ReplyToken, table: Table, sender: str
                       ) -> ReplyResult:
@@ -301,7 +312,9 @@ class EmailReplies:
         try:
             played = self.app.play_moves(self.app.players.get(player_id), table.id, moves,
                                          expected_version=table.version, seat=at.seat).table
-        except (VersionConflict, NotYourTurn, GameOver):
+        except VersionConflict:
+            raise  # `_decide` looks again
+        except (NotYourTurn, GameOver):
             return replace(at, outcome="stale", reason=(
                 "The game moved on while your reply was on its way. Nothing was played."))
         except MeepleError as err:

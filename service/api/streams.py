@@ -22,7 +22,7 @@ from marshmallow import Schema, fields, validate
 from events.application import live
 from service.api import Blueprint
 from service.api.games import BEARER, OPTIONAL_BEARER
-from service.middleware.auth import current_player, meeple, reader_seats
+from service.middleware.auth import current_player, key_still_good, meeple, reader_seats
 from service.middleware.errors import PROBLEM
 from service.middleware.stream_slots import Slot, take_slot
 from service.openapi.schemas import Strict
@@ -147,7 +147,8 @@ def stream(follower: Iterable[list[Any]], frame: Callable[[Any, bool], str]) -> 
     if request.method == "HEAD":
         return Response(status=200, mimetype=NDJSON if ndjson else SSE, headers=headers)
     slot = take_slot()
-    response = Response(stream_with_context(chunks(follower, frame, ndjson, slot)),
+    response = Response(stream_with_context(chunks(follower, frame, ndjson, slot,
+                                                   key_still_good())),
                         mimetype=NDJSON if ndjson else SSE, headers=headers)
     # The server closes the answer when the stream ends and when a write finds the client
     # gone; also if it is never iterated at all.
@@ -156,11 +157,16 @@ def stream(follower: Iterable[list[Any]], frame: Callable[[Any, bool], str]) -> 
 
 
 def chunks(follower: Iterable[list[Any]], frame: Callable[[Any, bool], str], ndjson: bool,
-           slot: Slot) -> Iterator[str]:
+           slot: Slot, allowed: Callable[[], bool]) -> Iterator[str]:
+    """The stream's text: a keepalive, then each batch, as long as the caller's key still
+    works (`allowed`, asked before each batch: a replaced key's stream ends there)."""
     keepalive = "\n" if ndjson else ": keepalive\n\n"
     try:
         yield keepalive  # at once: the client sees the headers before the first event
         for batch in follower:
+            if not allowed():
+                log.info("stream ended: its API key was replaced")
+                return
             slot.renew()
             yield "".join(frame(item, ndjson) for item in batch) if batch else keepalive
     except redis.RedisError as error:  # too late for a problem: end, the client resumes

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from flask import current_app, g, request
 
 from events.accounts.players import Player
@@ -32,6 +34,25 @@ def current_player() -> Player:
         g.player = meeple().players.authenticate(key)
     player: Player = g.player
     return player
+
+
+def key_still_good() -> Callable[[], bool]:
+    """For a long answer (a live stream): whether the request's API key still works, asked
+    again later (a replaced key stops working at once, open streams included). A request
+    without a key has nothing to lose."""
+    key = api_key_of_request()
+    if key is None:
+        return lambda: True
+    players = meeple().players
+
+    def check() -> bool:
+        try:
+            players.authenticate(key)
+        except Unauthorized:
+            return False
+        return True
+
+    return check
 
 
 def caller() -> Player | None:

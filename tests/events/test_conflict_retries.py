@@ -1,8 +1,9 @@
 """Optimistic concurrency in the use cases (DESIGN §4): a join, a resignation or table talk
 loads the table, decides, and appends at the version it loaded. When another writer appends
 first, the store refuses (a version conflict) and the use case decides again on the table as
-it now is, up to three attempts, so a player never sees a 409 for a write that does not
-depend on the version. Here the other writer is forced in between, every run."""
+it now is, for up to two seconds (RETRY_SECONDS), so a player never sees a 409 for a write
+that does not depend on the version, even when a crowd writes at once. Here the other writer
+is forced in between, every run."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 import redis
 
 from events.accounts.players import Player
+from events.application import meeple as meeple_module
 from events.application.meeple import Meeple
 from events.exceptions import VersionConflict
 from events.store.clients import EventsClient
@@ -83,12 +85,39 @@ def test_table_talk_overtaken_by_table_talk_posts_both(
     assert messages(events_redis, table.id) == [(ALICE.id, "first"), (BOB.id, "second")]
 
 
-def test_three_attempts_overtaken_give_up_with_the_conflict(
+@pytest.mark.parametrize("what", ["join", "message", "resign"])
+def test_a_write_overtaken_again_and_again_still_lands(
+        redis_client: redis.Redis, events_redis: EventsClient,
+        monkeypatch: pytest.MonkeyPatch, what: str) -> None:
+    """Six players joining at once, or everyone's "gg" at the end: three attempts were not
+    enough (outside audit: 1 to 3 of six joiners got 409 version_conflict)."""
+    app = Meeple(redis_client, events=events_redis)
+    table = app.create_game(ALICE, RP, 4)
+    carol, dave = Player("p_carol", "carol"), Player("p_dave", "dave")
+    if what != "join":
+        for player in (BOB, carol, dave):
+            app.join_game(player, table.id)
+    count = iter(range(100))
+    others_write_first(monkeypatch, lambda: app.post_message(ALICE, table.id,
+                                                             f"hi {next(count)}"), times=10)
+    if what == "join":
+        assert BOB.id in {s.player_id for s in app.join_game(BOB, table.id).seats}
+    elif what == "message":
+        app.post_message(BOB, table.id, "hello")
+        assert messages(events_redis, table.id)[-1] == (BOB.id, "hello")
+    else:
+        assert app.resign(BOB, table.id).resigned
+
+
+def test_a_write_overtaken_for_longer_than_the_bound_gives_up_with_the_conflict(
         redis_client: redis.Redis, events_redis: EventsClient,
         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(meeple_module, "RETRY_SECONDS", 0.3)
     app = Meeple(redis_client, events=events_redis)
     table = app.join_game(BOB, app.create_game(ALICE, RP, 2).id)
-    others_write_first(monkeypatch, lambda: app.post_message(ALICE, table.id, "again"), 3)
+    others_write_first(monkeypatch, lambda: app.post_message(ALICE, table.id, "again"),
+                       10_000)
     with pytest.raises(VersionConflict):
         app.post_message(BOB, table.id, "never")
-    assert [text for _, text in messages(events_redis, table.id)] == ["again"] * 3
+    texts = [text for _, text in messages(events_redis, table.id)]
+    assert "never" not in texts and len(texts) >= 2

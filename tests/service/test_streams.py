@@ -519,3 +519,30 @@ def test_the_stream_shows_each_seat_and_a_spectator_what_events_shows_them(
     finally:
         for s in opened.values():
             s.close()
+
+
+@pytest.mark.parametrize("path", ["/v1/games/{id}/stream", "/v1/players/me/stream"])
+def test_a_stream_opened_with_a_replaced_key_ends_before_it_sends_more(alice, bob,
+                                                                       path: str) -> None:
+    """README: "A lost key is replaced with `POST /v1/players/me/keys`: the old one stops
+    working at once", open streams included (outside audit: the thief's stream went on
+    with the seat's hidden draws and its notices)."""
+    game_id = started(alice, bob)
+    thief = Caller.__new__(Caller)
+    thief.client, thief.id, thief.headers = bob.client, bob.id, dict(bob.headers)
+    with streaming(thief, path.format(id=game_id), Accept=NDJSON) as stream:
+        stream.take(lambda got: True, keepalives=True)  # open: its first keepalive came
+        replaced = bob.post("/v1/players/me/keys")
+        assert replaced.status_code == 201
+        bob.headers = {"Authorization": f"Bearer {replaced.json['api_key']}"}
+        assert thief.get("/v1/players/me").status_code == 401
+        players, rng = {0: alice, 1: bob}, random.Random(5)
+        for _ in range(4):  # the game goes on, bob with his new key; alice talks to him
+            move(players, game_id, rng)
+            assert alice.post(f"/v1/games/{game_id}/messages", {"text": "hi"}).status_code \
+                == 201
+        assert stream.ended.wait(WAIT), "the stream went on"
+        sent = []
+        while not stream.frames.empty():
+            sent.append(stream.frames.get())
+        assert [frame for frame in sent if frame] == []  # nothing after the replacement

@@ -12,6 +12,7 @@ from events.domain.table import Status
 from events.readmodels.ratings import Ratings
 from games.bots import Level, random_move
 from games.rng import Rng
+from workers import jobs
 from workers.jobs import _count_thinking, play_bot_turn, score_game
 
 RP = "res-publica-2230ad"
@@ -182,3 +183,23 @@ def test_a_game_no_person_moved_in_is_not_rated(app):
     ended = app.load(table.id)
     assert ended.status is Status.ENDED and ended.ratings == []
     assert Ratings(app.redis).leaderboard(TRAPPIST) == []
+
+
+def test_table_talk_while_a_bot_thinks_does_not_throw_its_move_away(app, monkeypatch):
+    """Table talk "changes neither the state nor whose turn it is": a message posted while a
+    searching bot thinks lets its move stand (outside audit: chat every few seconds kept an
+    ismcts-5000ms bot from ever moving, each search thrown away and counted)."""
+    alice = Player("p_alice", "alice")
+    table = app.create_game(alice, RP, 2, bots=[{"seat": 0, "level": "ismcts-50ms"}])
+    assert table.actors() == [0]  # the bot's turn
+    real = jobs.bot_move
+
+    def thinking_while_alice_chats(*args, **kwargs):
+        app.post_message(alice, table.id, "take your time, bot")
+        app.post_message(alice, table.id, "really")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(jobs, "bot_move", thinking_while_alice_chats)
+    assert play_bot_turn(table.id, table.version, 0) == "played"
+    after = app.events(table.id, table.version + 1)
+    assert [e["type"] for e in after] == ["MessagePosted", "MessagePosted", "MovePlayed"]
