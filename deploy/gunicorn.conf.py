@@ -69,10 +69,11 @@ def _pool_sized(url: str, size: int) -> str:
 
 # redis-py's pools stop at 100 connections (then MaxConnectionsError: a 503). Threads capped
 # the requests in flight at `threads`; greenlets let up to `worker_connections` of them wait
-# on Redis at once, so the app's pools (the store's, the rate limiter's) get as many. When
-# MEEPLE_REDIS_URL is not set the app's default URL keeps redis-py's 100.
+# on Redis at once, so the app's pools (the stores', each cluster node's, the rate
+# limiter's) get as many. A store not set keeps the app's default URL, and redis-py's 100.
 raw_env = [f"{name}={_pool_sized(os.environ[name], worker_connections)}"
-           for name in ("MEEPLE_REDIS_URL", "MEEPLE_RATELIMIT_REDIS_URL")
+           for name in ("MEEPLE_REDIS_URL", "MEEPLE_EVENTS_URL", "MEEPLE_CONTROL_URL",
+                        "MEEPLE_RATELIMIT_REDIS_URL")
            if worker_class == "gevent" and os.environ.get(name)]
 
 # A move request is short; anything taking 30 s is stuck (under gevent: a greenlet that

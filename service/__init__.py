@@ -10,6 +10,7 @@ from flask import Flask
 
 from events.application.dispatch import RQDispatcher
 from events.application.meeple import Meeple
+from events.records.key_registry import RedisKeyRegistry
 from events.records.keys import Keyring
 from events.store.archive_stores import open_archive
 from events.store.clients import connect_urls
@@ -76,7 +77,8 @@ def connect(app: Flask) -> None:
                                       min_move_seconds=app.config.get("MIN_MOVE_SECONDS"),
                                       events=stores.events,
                                       archive=open_archive(app.config["ARCHIVE_URL"]))
-    app.extensions["meeple_keys"] = Keyring(Path(app.config["KEYS_DIR"]))
+    app.extensions["meeple_keys"] = Keyring(Path(app.config["KEYS_DIR"]),
+                                            RedisKeyRegistry(stores.control))
 
 
 def register_routes(app: Flask) -> None:

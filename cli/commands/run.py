@@ -18,6 +18,7 @@ from cli.commands.worker import check_settings
 from cli.embedded_redis import EmbeddedRedis, free_port
 from cli.local_cluster import LocalCluster
 from cli.supervisor import Supervisor
+from events.store.clients import masked
 
 PORT = click.IntRange(1, 65535)  # refused here, not by gunicorn's restarts forever
 
@@ -70,8 +71,9 @@ def run(host: str, port: int, workers: int | None, smtpd_port: int, bot_workers:
         spawn_workers(supervisor, env, bot_workers)
         supervisor.spawn("smtpd", meeple_command("smtpd", "--host", host,
                                                  "--port", str(smtpd_port)), env)
-        stores = (f"games on the cluster {env['MEEPLE_EVENTS_URL']}, the rest on {redis_url}"
-                  if cluster else f"redis {redis_url}")
+        events_url = env.get("MEEPLE_EVENTS_URL")
+        stores = (f"games on {masked(events_url)}, the rest on {masked(redis_url)}"
+                  if events_url else f"redis {masked(redis_url)}")
         click.echo(f"meeple listening on http://{host}:{port} ({stores}); Ctrl-C to stop",
                    err=True)
         code = supervisor.wait()
@@ -87,11 +89,14 @@ def run(host: str, port: int, workers: int | None, smtpd_port: int, bot_workers:
 
 def redis_servers(supervisor: Supervisor, embedded: list[EmbeddedRedis]
                   ) -> tuple[str, str | None]:
-    """The Redis for everything (MEEPLE_REDIS_URL, else a private one started here) and the
+    """The Redis for everything (MEEPLE_REDIS_URL, else MEEPLE_CONTROL_URL, else a private
+    one started here; the games may be elsewhere: MEEPLE_EVENTS_URL) and the
     one for rate-limit counters (MEEPLE_RATELIMIT_REDIS_URL, else with a private Redis a
     second, memory-only one: the counters need no fsync, and stay off the game store's
     appendfsync-always path; else None, the first one)."""
-    redis_url = os.environ.get("MEEPLE_REDIS_URL")
+    # The role settings of a split deployment (deploy/cluster/README.md) name the stores
+    # too: the control store is then the one for everything but the games.
+    redis_url = os.environ.get("MEEPLE_REDIS_URL") or os.environ.get("MEEPLE_CONTROL_URL")
     counters_url = os.environ.get("MEEPLE_RATELIMIT_REDIS_URL")
     if redis_url:
         return redis_url, counters_url

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -33,6 +33,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from events.exceptions import KeysUnavailable
 
 ALG = "Ed25519"
+# Said (503 keys_unavailable) by a host with no signing key when another host of the service
+# has one: records signed by keys of their own would not be trusted by each other.
+ANOTHER_HOST_SIGNS = ("this host has no signing key, and the service already signs with "
+                      "another: every API host needs the same keys directory")
 CURRENT = "current"
 KEY_ID = re.compile(r"[0-9a-f]{16}")
 
@@ -99,12 +103,27 @@ def trusted_keys(published: Any) -> Callable[[str], Ed25519PublicKey | None]:
 # --- the keyring ----------------------------------------------------------------------------
 
 
+class KeyRegistry(Protocol):
+    """Where the hosts of one service agree on its first signing key (the control store:
+    events.records.key_registry): a host with no key makes none once another has one."""
+
+    def first(self) -> str | None:
+        """The id of the service's first key, if some host has made or used one."""
+
+    def claim(self, key_id: str) -> bool:
+        """Record `key_id` as the service's first key unless there is one: whether it is."""
+
+
 class Keyring:
     """The signing keys in `path` (created on first use, mode 0700)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, registry: KeyRegistry | None = None) -> None:
+        """`registry`: the service's hosts share their keys (one keys directory, copied);
+        without it this keyring is the service's only one."""
         self.path = Path(path)
         self._private: dict[str, Ed25519PrivateKey] = {}  # keys never change once written
+        self._registry = registry
+        self._registered = False
 
     def current(self) -> tuple[str, Ed25519PrivateKey]:
         """The key that signs new records; the first call on an empty directory makes it.
@@ -113,6 +132,9 @@ class Keyring:
             key_id = self._current_id()
             if key_id is None:
                 key_id = self._create_first()
+            elif self._registry is not None and not self._registered:
+                self._registry.claim(key_id)  # a service whose keys predate the registry
+            self._registered = True
             return key_id, self._load_private(key_id)
 
     def has_current(self) -> bool:
@@ -127,6 +149,8 @@ class Keyring:
                 return True
         except (OSError, RuntimeError):
             return False
+        if self._registry is not None and self._registry.first() is not None:
+            return False  # another host signs: this one must get its keys, not make one
         existing = self.path
         while not existing.exists() and existing != existing.parent:
             existing = existing.parent
@@ -185,7 +209,13 @@ class Keyring:
         return key_id
 
     def _create_first(self) -> str:
+        if self._registry is not None and self._registry.first() is not None:
+            raise KeysUnavailable(ANOTHER_HOST_SIGNS)
         candidate = self._new_key()
+        if self._registry is not None and not self._registry.claim(candidate):
+            for suffix in (".pem", ".json"):  # another host made the first key meanwhile
+                (self.path / f"{candidate}{suffix}").unlink(missing_ok=True)
+            raise KeysUnavailable(ANOTHER_HOST_SIGNS)
         try:
             self._write_file(CURRENT, candidate.encode(), 0o644, replace=False)
             return candidate

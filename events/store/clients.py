@@ -31,10 +31,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 import redis
-from redis.cluster import ClusterNode, RedisCluster
+from redis.cluster import PRIMARY, ClusterNode, NodesManager, RedisCluster
 from redis.sentinel import Sentinel
 
 # What the event store may run on: a node (or a Sentinel primary) or a whole cluster.
@@ -60,6 +60,7 @@ class RedisURL:
     password: str | None = None
     db: int = 0
     service: str | None = None  # Sentinel's name for the primary
+    max_connections: int | None = None  # `?max_connections=N`: each node's pool
 
     @classmethod
     def parse(cls, url: str) -> RedisURL:
@@ -86,10 +87,13 @@ class RedisURL:
         if kind == "cluster" and db:
             raise BadRedisSetting(f"{masked(url)}: a cluster has database 0 only")
         return cls(kind, scheme.startswith("rediss"), hosts, unquote(username) or None,
-                   unquote(password) or None, db, service)
+                   unquote(password) or None, db, service, _max_connections(parts.query, url))
 
     def _auth(self) -> dict[str, Any]:
         return {"username": self.username, "password": self.password, "ssl": self.tls}
+
+    def _pool(self) -> dict[str, Any]:
+        return {} if self.max_connections is None else {"max_connections": self.max_connections}
 
 
 def min_replica_acks(environ: dict[str, str] | None = None) -> int | None:
@@ -144,14 +148,33 @@ def connect_urls(events: str, control: str, **options: Any) -> Connections:
     return Connections(events_client(events, **options), control_side)
 
 
+class _Nodes(NodesManager):
+    """redis-py's topology cache of a cluster, but one that answers for a node it does not
+    know yet when Redis redirects to it (ASK): a master just added, its first slot moving in.
+    redis-py 8.1 gets None there and fails with an AttributeError, which was a 500 for
+    every read of that game until the move ended (the client and its pipelines share this
+    cache, so it is swapped in on the client: `events_client`)."""
+
+    def get_node(self, host: str | None = None, port: int | None = None,
+                 node_name: str | None = None) -> ClusterNode | None:
+        node: ClusterNode | None = super().get_node(host, port, node_name)
+        if node is None and node_name:
+            address, _, number = node_name.rpartition(":")
+            node = self.nodes_cache.setdefault(node_name,
+                                               ClusterNode(address, int(number), PRIMARY))
+        return node
+
+
 def events_client(url: str, **options: Any) -> EventsClient:
     """A client for the event store at `url`: any of the schemes. `options` go to redis-py
     (timeouts); responses are never decoded (the store keeps raw hashes)."""
     parsed = RedisURL.parse(url)
     if parsed.kind == "cluster":
         nodes = [ClusterNode(host, port) for host, port in parsed.hosts]
-        return RedisCluster(startup_nodes=nodes, require_full_coverage=False,
-                            **parsed._auth(), **options)
+        cluster = RedisCluster(startup_nodes=nodes, require_full_coverage=False,
+                               **parsed._auth(), **parsed._pool(), **options)
+        cluster.nodes_manager.__class__ = _Nodes  # the same cache, redirections followed
+        return cluster
     return _node_client(parsed, url, **options)
 
 
@@ -176,7 +199,7 @@ def _node_client(parsed: RedisURL, url: str, **options: Any) -> redis.Redis:
     sentinel = Sentinel(list(parsed.hosts), sentinel_kwargs=dict(options),
                         **parsed._auth(), **options)
     assert parsed.service is not None
-    return sentinel.master_for(parsed.service, db=parsed.db)
+    return sentinel.master_for(parsed.service, db=parsed.db, **parsed._pool())
 
 
 def _host_port(item: str, url: str, default_port: int) -> tuple[str, int]:
@@ -187,6 +210,17 @@ def _host_port(item: str, url: str, default_port: int) -> tuple[str, int]:
     if not host or not port.isdigit() or not 0 < int(port) < 65536:
         raise BadRedisSetting(f"{masked(url)}: '{item}' is not host:port")
     return host, int(port)
+
+
+def _max_connections(query: str, url: str) -> int | None:
+    """`?max_connections=N` (deploy/gunicorn.conf.py sets it under gevent), for every kind
+    of URL: redis-py reads it from a single node's URL only."""
+    given = parse_qs(query).get("max_connections")
+    if not given:
+        return None
+    if not given[-1].isdigit() or int(given[-1]) < 1:
+        raise BadRedisSetting(f"{masked(url)}: max_connections is a whole number above 0")
+    return int(given[-1])
 
 
 def _db(path: list[str], url: str) -> int:

@@ -167,9 +167,11 @@ def init_app(app: Flask) -> None:
     app.register_error_handler(redis.exceptions.TimeoutError, handle_redis_down)
     app.register_error_handler(redis.exceptions.BusyLoadingError, handle_redis_down)
     # A Redis Cluster (or Sentinel) failing over: refused or redirected until a replica is
-    # promoted and the clients see it, seconds in all.
+    # promoted and the clients see it, seconds in all; or a game's slot moving to another
+    # master (ASK, TRYAGAIN, and redis-py's ClusterError once its redirections run out).
     for failing_over in (redis.exceptions.ClusterDownError, redis.exceptions.TryAgainError,
                          redis.exceptions.MasterDownError, redis.exceptions.ReadOnlyError,
-                         redis.exceptions.MovedError, redis.exceptions.RedisClusterException):
+                         redis.exceptions.MovedError, redis.exceptions.AskError,
+                         redis.exceptions.ClusterError, redis.exceptions.RedisClusterException):
         app.register_error_handler(failing_over, handle_redis_down)
     app.register_error_handler(Exception, handle_unexpected)

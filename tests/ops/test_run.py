@@ -48,11 +48,14 @@ def wait_healthy(proc: subprocess.Popen[bytes], port: int) -> None:
 
 
 def start_meeple_run(tmp_path: Path, port: int, smtpd_port: int,
-                     *extra: str) -> subprocess.Popen[bytes]:
-    """`meeple run` in `tmp_path`, on nothing configured, its output in meeple-run.log."""
+                     *extra: str, stores: dict[str, str] | None = None
+                     ) -> subprocess.Popen[bytes]:
+    """`meeple run` in `tmp_path`, on nothing configured (or the `stores` settings), its
+    output in meeple-run.log."""
     env = {key: value for key, value in os.environ.items()
            if key not in ("MEEPLE_REDIS_URL", "MEEPLE_RATELIMIT_REDIS_URL", "MEEPLE_EVENTS_URL",
                           "MEEPLE_CONTROL_URL", "MEEPLE_MIN_REPLICA_ACKS")}
+    env.update(stores or {})
     env["MEEPLE_RATE_LIMIT"] = "100000 per minute"  # the tests poll; limits are tested apart
     with (tmp_path / "meeple-run.log").open("wb") as log:
         return subprocess.Popen(
@@ -242,3 +245,27 @@ def test_meeple_run_refuses_a_port_that_is_no_port_before_starting_anything(
     assert f"Invalid value for '{option}'" in done.stderr and "1<=x<=65535" in done.stderr
     assert "listening" not in done.stderr and "Traceback" not in done.stderr
     assert list(tmp_path.iterdir()) == []  # no var/: no Redis was started
+
+
+def test_meeple_run_on_the_role_settings_starts_no_redis_of_its_own(tmp_path: Path,
+                                                                     redis_url: str) -> None:
+    """deploy/cluster/README.md's settings (MEEPLE_EVENTS_URL, MEEPLE_CONTROL_URL; no
+    MEEPLE_REDIS_URL) name every store: `meeple run` uses them, the rate-limit counters on
+    the control store that every host shares (outside audit: it started private Redis
+    servers and kept the counters, per host, on one of them)."""
+    port, smtpd_port = free_port(), free_port()
+    log_path = tmp_path / "meeple-run.log"
+    proc = start_meeple_run(tmp_path, port, smtpd_port, stores={
+        "MEEPLE_EVENTS_URL": redis_url, "MEEPLE_CONTROL_URL": redis_url})
+    try:
+        wait_healthy(proc, port)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(STOP_SECONDS) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    text = log_path.read_text()
+    assert logged_pids(log_path, "embedded redis started") == []
+    assert not (tmp_path / "var" / "redis").exists()
+    assert f"games on {redis_url}, the rest on {redis_url}" in text

@@ -6,6 +6,7 @@ should be stands in for a read-only one."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import redis
@@ -42,3 +43,24 @@ def test_a_fresh_keys_directory_is_healthy_and_made_on_first_use(
     assert not (tmp_path / "new").exists()  # health makes nothing
     assert client.get("/v1/keys").status_code == 200
     assert len(list((tmp_path / "new" / "keys").glob("*.pem"))) == 1
+
+
+def test_a_second_host_with_keys_of_its_own_is_refused_until_it_has_the_services(
+        redis_url: str, redis_client: redis.Redis, tmp_path: Path) -> None:
+    """Every API host must sign with the service's keys: a host whose keys directory is empty
+    makes no key of its own once another host has one (outside audit: each host made its
+    own, and each answered the other's records as not trusted). With the first host's
+    keys directory copied to it, it signs."""
+    first = app_with_keys_at(redis_url, tmp_path, tmp_path / "host-a").test_client()
+    published = body_of(first.get("/v1/keys"))["keys"]
+    second = app_with_keys_at(redis_url, tmp_path, tmp_path / "host-b").test_client()
+    assert body_of(second.get("/healthz")) == {"status": "degraded", "redis": True,
+                                               "keys": False}
+    refused = second.get("/v1/keys")
+    assert refused.status_code == 503 and body_of(refused)["code"] == "keys_unavailable"
+    assert "same keys directory" in body_of(refused)["detail"]
+    assert not list((tmp_path / "host-b").glob("*.pem"))
+    shutil.copytree(tmp_path / "host-a", tmp_path / "host-c")
+    third = app_with_keys_at(redis_url, tmp_path, tmp_path / "host-c").test_client()
+    assert body_of(third.get("/healthz"))["keys"] is True
+    assert body_of(third.get("/v1/keys"))["keys"] == published

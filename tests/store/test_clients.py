@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import runpy
 import subprocess
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
+import gevent.monkey
 import pytest
 import redis
 from redis.cluster import RedisCluster
@@ -66,6 +69,37 @@ def test_the_event_store_may_be_a_cluster(redis_cluster_url: str, redis_url: str
     assert isinstance(stores.events, RedisCluster)
     assert stores.events.set("meeple:g:{clients-test}:x", 1)
     assert isinstance(stores.control, redis.Redis) and stores.control.ping()
+
+
+def test_a_pool_size_in_the_url_holds_for_every_kind(redis_cluster_url: str) -> None:
+    """deploy/gunicorn.conf.py sizes the pools with `?max_connections=` under gevent:
+    redis-py reads it from a single node's URL only (outside audit: a cluster's nodes kept
+    100 each)."""
+    assert RedisURL.parse("redis+cluster://a:7000?max_connections=1000").max_connections \
+        == 1000
+    assert RedisURL.parse("redis+sentinel://s1/primary?max_connections=7").max_connections \
+        == 7
+    assert RedisURL.parse("redis+cluster://a:7000").max_connections is None
+    with pytest.raises(BadRedisSetting, match="max_connections"):
+        RedisURL.parse("redis+cluster://a:7000?max_connections=lots")
+    cluster = events_client(redis_cluster_url + "?max_connections=1000")
+    assert isinstance(cluster, RedisCluster)
+    node = cluster.get_default_node()
+    assert cluster.get_redis_connection(node).connection_pool.max_connections == 1000
+
+
+def test_gunicorn_sizes_the_pools_of_the_role_settings_too(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("MEEPLE_REDIS_URL", "MEEPLE_RATELIMIT_REDIS_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MEEPLE_EVENTS_URL", "redis+cluster://10.0.0.1:7000,10.0.0.2:7000")
+    monkeypatch.setenv("MEEPLE_CONTROL_URL", "redis://10.0.0.1:6379/0")
+    monkeypatch.setenv("MEEPLE_WEB_WORKER_CLASS", "gevent")
+    monkeypatch.setattr(gevent.monkey, "patch_all", lambda *args, **kwargs: None)
+    conf = runpy.run_path(str(Path(__file__).parents[2] / "deploy" / "gunicorn.conf.py"))
+    assert sorted(conf["raw_env"]) == [
+        "MEEPLE_CONTROL_URL=redis://10.0.0.1:6379/0?max_connections=1000",
+        "MEEPLE_EVENTS_URL=redis+cluster://10.0.0.1:7000,10.0.0.2:7000?max_connections=1000"]
 
 
 def test_one_url_serves_both_roles_with_one_client(redis_url: str) -> None:
