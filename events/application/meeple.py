@@ -462,8 +462,21 @@ class Meeple:
         def attempt() -> Table:
             table = self.load(game_id)
             decision = decide_timeout(table, seat, started, seed, self.clock(), time.monotonic)
-            return self._append_decision(table, decision, seed)
+            return self._append_over_talk(table, decision, seed)
         return _on_the_latest_version(attempt)
+
+    def _append_over_talk(self, table: Table, decision: Decision, seed: bytes) -> Table:
+        """Append `decision`, made on `table`; if only table talk came in between, the same
+        decision at the new head: talk changes neither the state nor whose turn it is, and
+        a stand-in's search redone at every message never ends while people chat. (A table
+        on the clock folds the stored events onto the table they follow: `after_append`.)"""
+        while True:
+            try:
+                return self._append_decision(table, decision, seed)
+            except VersionConflict:
+                if self.talk_since(table.id, table.version) is None:
+                    raise
+                table = self.load(table.id)
 
     def resign(self, player: Player, game_id: str, seat: int | None = None,
                idempotency_key: str | None = None) -> Table:

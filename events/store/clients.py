@@ -172,7 +172,7 @@ def events_client(url: str, **options: Any) -> EventsClient:
     if parsed.kind == "cluster":
         nodes = [ClusterNode(host, port) for host, port in parsed.hosts]
         cluster = RedisCluster(startup_nodes=nodes, require_full_coverage=False,
-                               **parsed._auth(), **parsed._pool(), **options)
+                               **parsed._auth(), **{**parsed._pool(), **options})
         cluster.nodes_manager.__class__ = _Nodes  # the same cache, redirections followed
         return cluster
     return _node_client(parsed, url, **options)
@@ -199,7 +199,8 @@ def _node_client(parsed: RedisURL, url: str, **options: Any) -> redis.Redis:
     sentinel = Sentinel(list(parsed.hosts), sentinel_kwargs=dict(options),
                         **parsed._auth(), **options)
     assert parsed.service is not None
-    return sentinel.master_for(parsed.service, db=parsed.db, **parsed._pool())
+    pool = {key: value for key, value in parsed._pool().items() if key not in options}
+    return sentinel.master_for(parsed.service, db=parsed.db, **pool)
 
 
 def _host_port(item: str, url: str, default_port: int) -> tuple[str, int]:

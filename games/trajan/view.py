@@ -214,8 +214,10 @@ def determinize(state: State, seat: int, rng: Rng) -> State:
     return new
 
 
-# Deals tried for a loader's hand (`_deal_commodities`) before it is kept as it is.
-LOADER_DEALS = 200
+# Deals tried for a loader's hand (`_deal_commodities`): a pairs ship with few pairs left in
+# the pool lets about 1 deal in 100 go on (random games), so the last one tried is taken
+# about once in 10 million such states.
+LOADER_DEALS = 2000
 
 
 def _deal_commodities(state: State, seat: int, rng: Rng) -> None:
@@ -225,20 +227,20 @@ def _deal_commodities(state: State, seat: int, rng: Rng) -> None:
     During a shipment (README decision 19) the loader's hand is dealt like the others, but
     only as a hand that can go on loading: its moves so far said it can (a load is offered
     only while a combination on the ship stays reachable), so a world whose loader could not
-    would be no true world. Such deals are drawn again (at most LOADER_DEALS; which deal is
-    taken depends on the pool and `rng` alone, never on the true hand). For the loader's own
-    seat, the only one to act then (so the only one a bot or `games.information`
-    determinizes for), its hand is no secret and is kept."""
+    would be no true world. Such deals are drawn again, at most LOADER_DEALS times, then the
+    last is taken: which deal is taken depends on the pool and `rng` alone, never on the
+    true hand. For the loader's own seat, the only one to act then (so the only one a bot
+    or `games.information` determinizes for), its hand is no secret and is kept."""
     loader = state["active"] if state["phase"] == "load" else None
-    if loader is not None and loader != seat:
-        for _ in range(LOADER_DEALS):
-            world = copy_state(state)
-            _deal_hands(world, [seat], rng)
-            if load_moves(world, loader):
-                state.update(world)
-                return
-        # Not found (no case met in the tests): the loader's hand kept, as for its own seat.
-    _deal_hands(state, sorted({seat} if loader is None else {seat, loader}), rng)
+    if loader is None or loader == seat:
+        _deal_hands(state, [seat], rng)
+        return
+    for _ in range(LOADER_DEALS):
+        world = copy_state(state)
+        _deal_hands(world, [seat], rng)
+        if load_moves(world, loader):
+            break
+    state.update(world)
 
 
 def _deal_hands(state: State, fixed: list[int], rng: Rng) -> None:

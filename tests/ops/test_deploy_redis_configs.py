@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 import redis
 
-from tests.conftest import REDIS_SERVER, free_port
+from cli.local_cluster import free_cluster_ports
+from tests.conftest import REDIS_SERVER
 
 DEPLOY = Path(__file__).parents[2] / "deploy"
 
@@ -24,7 +25,7 @@ DEPLOY = Path(__file__).parents[2] / "deploy"
 ])
 def test_a_deploy_config_starts_a_redis_server(tmp_path: Path, conf: str,
                                                extra: tuple[str, ...]) -> None:
-    port = free_port()
+    port = free_cluster_ports(1)[0]  # a cluster node's bus port is 10,000 above
     mine = {"port": str(port), "dir": str(tmp_path), "bind": "127.0.0.1"}
     lines = [f"{line.split()[0]} {mine[line.split()[0]]}"
              if line.split() and line.split()[0] in mine else line

@@ -11,6 +11,7 @@ import time
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
@@ -23,6 +24,7 @@ from events.accounts.players import Player
 from events.accounts.profiles import Profiles
 from events.application.dispatch import RQDispatcher, deadline_jobs
 from events.application.meeple import Meeple
+from events.domain import table as domain_table
 from events.domain.deadlines import parse_time
 from events.domain.table import Table
 from tests.workers.helpers import Receiver
@@ -236,3 +238,29 @@ def test_no_reminder_once_the_turn_is_due(app: Meeple, receiver: Receiver) -> No
     time.sleep(max(0.0, (parse_time(clock.at) + timedelta(seconds=1)).timestamp() - time.time()))
     assert remind(table.id, seat, clock.version) == "late"
     assert receiver.requests == []
+
+
+def test_table_talk_while_a_stand_in_thinks_does_not_undo_the_expiry(
+        app: Meeple, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Talk during a thinking stand-in's search made the whole expiry fail and search again,
+    for as long as people chatted (outside audit): the decision stands over talk."""
+    table = started(app, hours=1 / 3600, bot="greedy")
+    seat = table.actors()[0]
+    clock, other = table.clock_of(seat), table.seat_of(1 - seat)
+    assert clock is not None and other is not None
+    time.sleep(max(0.0, (parse_time(clock.at) + timedelta(seconds=1)).timestamp() - time.time()))
+    real, searches = domain_table.bot_move, []
+
+    def chatted_meanwhile(*args: Any, **kwargs: Any) -> Any:
+        searches.append(1)
+        app.post_message(Player(other.player_id, other.name), table.id, "hurry up!")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(domain_table, "bot_move", chatted_meanwhile)
+    assert expire(table.id, seat, clock.version) == "to the ai queue"
+    [job] = Queue("ai", connection=app.redis).jobs
+    assert job.perform() == "expired"
+    types = [e["type"] for e in app.events(table.id, table.version + 1)]
+    talk = len(searches)
+    assert types[:talk + 1] == ["MessagePosted"] * talk + ["TurnTimedOut"]
+    assert types[talk + 1:] == ["MovePlayed"] * talk  # each stand-in move searched once
