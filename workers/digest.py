@@ -15,13 +15,14 @@ import structlog
 
 from events.accounts.profiles import Profiles
 from events.application.digests import SEND_DIGEST, Digests
+from events.application.dispatch import HANDED_OVER, WEBHOOKS_QUEUE
 from events.application.meeple import Meeple
 from events.domain.visibility import table_view
 from events.exceptions import MeepleError
 from games.text import named
 from workers.jobs import _app
 from workers.letters import Letter, email_message, reply_to, short_id
-from workers.notify import deliver_email, handed_to_webhooks, post_signed
+from workers.notify import deliver_email, handed_over, post_signed
 
 log = structlog.get_logger()
 
@@ -53,8 +54,8 @@ def send_digest(player_id: str, day: str) -> str:
         deliver_email(digest_email(profile.email, digest, delivery, stop_address(digest)))
     elif (profile.notify == "webhook" and profile.webhook_url and profile.webhook_secret
           and not profile.webhook_disabled_reason):
-        if handed_to_webhooks(SEND_DIGEST, (player_id, day), delivery):
-            return "to the webhooks queue"
+        if handed_over(SEND_DIGEST, (player_id, day), delivery, WEBHOOKS_QUEUE):
+            return HANDED_OVER
         post_signed(profiles, profile, digest, delivery)
     else:
         digests.release(player_id, len(held))

@@ -31,6 +31,7 @@ from events.accounts.profiles import Profile, Profiles
 from events.accounts.webhook_urls import ascii_host, checked_address
 from events.application.digests import HELD_EVENTS, hold_for_digest
 from events.application.dispatch import (
+    HANDED_OVER,
     NOTICE_JOB_TIMEOUT,
     NOTIFY_PLAYER,
     WEBHOOKS_QUEUE,
@@ -45,6 +46,8 @@ from workers import letters
 from workers.jobs import _app
 
 log = structlog.get_logger()
+
+NOTIFY_QUEUE = "notify"
 
 # One attempt of a webhook delivery, from the connection to the answer's last header.
 WEBHOOK_TIMEOUT_SECONDS = 5
@@ -88,36 +91,39 @@ def notify_player(game_id: str, version: int, player_id: str, event: str,
         outcome = hold_for_digest(app.redis, player_id, message)
         profiles.mark_sent(delivery)
         return outcome
+    args = (game_id, version, player_id, event, seat)
     if profile.notify == "email":
         if not profile.email:
             return "no email address"
+        if handed_over(NOTIFY_PLAYER, args, delivery, NOTIFY_QUEUE):
+            return HANDED_OVER
         send_email(profile.email, message, delivery, player_id)
     elif profile.notify == "webhook":
         if not profile.webhook_url or not profile.webhook_secret:
             return "no webhook"
         if profile.webhook_disabled_reason:
             return "webhook disabled"
-        if handed_to_webhooks(NOTIFY_PLAYER, (game_id, version, player_id, event, seat),
-                              delivery):
-            return "to the webhooks queue"
+        if handed_over(NOTIFY_PLAYER, args, delivery, WEBHOOKS_QUEUE):
+            return HANDED_OVER
         post_webhook(profiles, profile, message, delivery)
     profiles.mark_sent(delivery)
     log.info("notified", delivery=delivery, channel=profile.notify)
     return "sent"
 
 
-def handed_to_webhooks(func: str, args: tuple[Any, ...], delivery: str) -> bool:
-    """Whether this job, about to try a webhook, handed itself to the `webhooks` queue
-    instead: a deadline's reminder or a digest (scheduled on `notify`), or a notice queued
-    before its player chose a webhook. So a slow receiver holds up only the webhooks
-    worker, never the deadlines and emails on `notify`. False outside RQ (a test, a
-    script) and on that queue: the attempt is made here."""
+def handed_over(func: str, args: tuple[Any, ...], delivery: str, queue: str) -> bool:
+    """Whether this job, about to deliver by a channel whose queue is `queue` (`webhooks`
+    for a webhook, `notify` for an email), handed itself to that queue instead: a deadline's
+    reminder or a digest (scheduled on `notify`) for a webhook, or a notice queued before
+    its player changed channel. So a slow receiver holds up only the webhooks worker, never
+    the deadlines and emails on `notify`. False outside RQ (a test, a script), on that
+    queue, or for a job handed over already: the delivery is made here."""
     job = get_current_job()
-    if job is None or job.origin == WEBHOOKS_QUEUE:
+    job_id = f"handed-{delivery}"
+    if job is None or job.origin == queue or job.id == job_id:
         return False
-    job_id = f"webhook-{delivery}"
     if not Job.exists(job_id, connection=job.connection):  # handed over once is enough
-        Queue(WEBHOOKS_QUEUE, connection=job.connection).enqueue(
+        Queue(queue, connection=job.connection).enqueue(
             func, *args, job_id=job_id, retry=notice_retry(), job_timeout=NOTICE_JOB_TIMEOUT,
             result_ttl=60, failure_ttl=86400, description=f"{func} {job_id}")
     return True

@@ -9,8 +9,11 @@ from pathlib import Path
 
 import click
 
+from cli.connections import connections
 from events.exceptions import MeepleError
+from events.records.key_registry import RedisKeyRegistry
 from events.records.keys import Keyring
+from events.store.clients import control_url
 
 KEYS_DIR = click.option(
     "--dir", "directory", type=click.Path(file_okay=False, path_type=Path),
@@ -31,12 +34,19 @@ def list_keys(directory: Path) -> None:
         raise click.BadParameter(
             f"{directory}: no such directory (the first record signed, or `meeple keys "
             "rotate`, makes it and its first key)", param_hint="--dir")
-    keyring = Keyring(directory)
+    keyring = Keyring(directory, registry())
     with _keys_of(directory, "read"):
         # Keyring.public_keys makes the first key of an empty keyring (a server publishes
         # its key before signing): not when listing.
-        listed = keyring.public_keys() if keyring.has_current() else []
-    if not listed:
+        listed = keyring.public_keys() if keyring.has_current() and not keyring.foreign() \
+            else []
+        foreign = keyring.foreign()
+    if foreign is not None:
+        click.echo(f"the service signs with key {foreign}, which {directory} does not hold: "
+                   "copy the keys directory of a host that has it here (until then the API "
+                   "answers 503 keys_unavailable for records); if that key is lost for good, "
+                   "`meeple keys rotate --anew` starts new keys")
+    elif not listed:
         click.echo(f"no keys in {directory} yet: the first record signed creates one")
     for key in listed:
         mark = "current" if key["current"] else "       "
@@ -45,12 +55,25 @@ def list_keys(directory: Path) -> None:
 
 @keys.command("rotate")
 @KEYS_DIR
-def rotate(directory: Path) -> None:
+@click.option("--anew", is_flag=True,
+              help="The service's keys were lost: make this directory's new key the one "
+                   "every host must share (records signed before verify only against the "
+                   "old public keys).")
+def rotate(directory: Path, anew: bool) -> None:
     """Make a new current key. Old keys stay: records they signed remain verifiable.
-    Running API processes pick the new key up for the records they sign next."""
+    Running API processes pick the new key up for the records they sign next; copy the
+    directory to every other host. Refused where the service's keys are not."""
     with _keys_of(directory, "write"):
-        key_id = Keyring(directory).rotate()
+        key_id = Keyring(directory, registry()).rotate(anew)
     click.echo(f"new current key {key_id} in {directory}")
+
+
+def registry() -> RedisKeyRegistry | None:
+    """The service's record of its first key, where a control store is set (one host with
+    no Redis setting has none: its keys directory is the service's)."""
+    if control_url() is None:
+        return None
+    return RedisKeyRegistry(connections().control)
 
 
 @contextmanager

@@ -37,6 +37,9 @@ SEND_EMAIL_CODE = "workers.notify.send_email_code"
 # Webhook attempts have a queue (and worker) of their own: a slow receiver, bounded as each
 # attempt is, would otherwise hold the deadlines and emails of `notify` behind it.
 WEBHOOKS_QUEUE = "webhooks"
+# What a notice job answers when it handed its delivery to the queue of the player's channel
+# (workers.notify.handed_over), as job `handed-{delivery}`.
+HANDED_OVER = "handed to its channel's queue"
 # Seconds between a failed notification's retries (MEEPLE_NOTIFY_RETRY_INTERVALS, comma-separated;
 # tests use zeros). RQ retries as many times as there are intervals.
 DEFAULT_RETRY_INTERVALS = (10, 30, 60, 300, 900)
@@ -294,6 +297,8 @@ class RQDispatcher:
                 continue
             job = Job.fetch_many([follow_up.job_id], connection=self._redis)[0]
             status = self.job_status(job)
+            if status == "finished" and follow_up.queue == "notify":
+                status = self._handed_over_status(job, follow_up)
             if status == "scheduled" or (status == "finished" and follow_up.queue == "notify"):
                 # A notice that ran to its end said what it had to; a scheduled deadline is
                 # kept by RQ's scheduler (and resynced at every worker start). A bot's turn
@@ -304,8 +309,9 @@ class RQDispatcher:
                 continue
             if self._requeues(follow_up.job_id) >= MAX_REQUEUES:
                 continue  # left to a person: RQ's failed registry shows why
-            if job is not None:
-                job.delete()
+            for lost in (job, self._handed_job(follow_up)):
+                if lost is not None:
+                    lost.delete()
             self._submit(follow_up)
             requeued += 1
         return Settled(done, requeued)
@@ -353,12 +359,25 @@ class RQDispatcher:
 
     def _queue_name(self, follow_up: FollowUp) -> str:
         """A notice to a player whose channel is a webhook goes to the `webhooks` queue (a
-        notice that finds the channel changed when it runs is handed over there then:
-        `workers.notify.handed_to_webhooks`)."""
+        notice that finds the channel changed when it runs is handed over then:
+        `workers.notify.handed_over`)."""
         if (follow_up.func == NOTIFY_PLAYER and follow_up.player_id is not None
                 and self.profiles.notify_setting(follow_up.player_id) == "webhook"):
             return WEBHOOKS_QUEUE
         return follow_up.queue
+
+    def _handed_job(self, follow_up: FollowUp) -> Job | None:
+        if follow_up.delivery is None:
+            return None
+        return Job.fetch_many([f"handed-{follow_up.delivery}"], connection=self._redis)[0]
+
+    def _handed_over_status(self, job: Job | None, follow_up: FollowUp) -> str:
+        """A finished notice job that handed its delivery over is only as done as the job it
+        handed it to: "finished", "live" (on its way) or "lost"."""
+        handed = self._handed_job(follow_up)
+        if handed is None and (job is None or job.return_value() != HANDED_OVER):
+            return "finished"  # it did its work itself
+        return self.job_status(handed)
 
     def job_status(self, job: Job | None) -> str:
         """"scheduled", "live" (queued in its queue, or running on a live worker), "finished",

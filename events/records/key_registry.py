@@ -19,3 +19,6 @@ class RedisKeyRegistry:
     def claim(self, key_id: str) -> bool:
         self._redis.set(self._key, key_id, nx=True)
         return self.first() == key_id
+
+    def replace(self, key_id: str) -> None:
+        self._redis.set(self._key, key_id)

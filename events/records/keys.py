@@ -35,8 +35,8 @@ from events.exceptions import KeysUnavailable
 ALG = "Ed25519"
 # Said (503 keys_unavailable) by a host with no signing key when another host of the service
 # has one: records signed by keys of their own would not be trusted by each other.
-ANOTHER_HOST_SIGNS = ("this host has no signing key, and the service already signs with "
-                      "another: every API host needs the same keys directory")
+ANOTHER_HOST_SIGNS = ("the service signs with a key this host's keys directory does not "
+                      "hold: every API host needs the same keys directory")
 CURRENT = "current"
 KEY_ID = re.compile(r"[0-9a-f]{16}")
 
@@ -113,6 +113,9 @@ class KeyRegistry(Protocol):
     def claim(self, key_id: str) -> bool:
         """Record `key_id` as the service's first key unless there is one: whether it is."""
 
+    def replace(self, key_id: str) -> None:
+        """Record `key_id` as the service's first key (its keys were lost: it starts anew)."""
+
 
 class Keyring:
     """The signing keys in `path` (created on first use, mode 0700)."""
@@ -132,10 +135,27 @@ class Keyring:
             key_id = self._current_id()
             if key_id is None:
                 key_id = self._create_first()
-            elif self._registry is not None and not self._registered:
-                self._registry.claim(key_id)  # a service whose keys predate the registry
+            elif not self._registered and not self._the_services():
+                raise KeysUnavailable(ANOTHER_HOST_SIGNS)
             self._registered = True
             return key_id, self._load_private(key_id)
+
+    def _the_services(self) -> bool:
+        """Whether the keys here are the service's: its first key is one of them (claimed
+        now if no host has yet: a service whose keys predate the registry)."""
+        if self._registry is None:
+            return True
+        current = self._current_id()
+        if current is not None and self._registry.claim(current):
+            return True
+        first = self._registry.first()
+        return first is None or first in self._key_ids()
+
+    def foreign(self) -> str | None:
+        """The service's first key, when this keyring does not hold it (another host's keys,
+        or this host's lost): the reason it will not sign. Makes nothing."""
+        first = self._registry.first() if self._registry is not None else None
+        return first if first is not None and first not in self._key_ids() else None
 
     def has_current(self) -> bool:
         """Whether a current key exists (without making one)."""
@@ -146,7 +166,7 @@ class Keyring:
         (its directory, or the nearest one that exists above it, is writable). Makes nothing."""
         try:
             if self.has_current():
-                return True
+                return self.foreign() is None
         except (OSError, RuntimeError):
             return False
         if self._registry is not None and self._registry.first() is not None:
@@ -156,11 +176,17 @@ class Keyring:
             existing = existing.parent
         return existing.is_dir() and os.access(existing, os.W_OK | os.X_OK)
 
-    def rotate(self) -> str:
-        """A new current key. The old ones stay, so their records still verify."""
+    def rotate(self, anew: bool = False) -> str:
+        """A new current key. The old ones stay, so their records still verify. Refused
+        (KeysUnavailable) where the service's first key is not (another host's keys are the
+        service's), unless `anew`: then the new key becomes the service's first."""
+        if self.foreign() is not None and not anew:
+            raise KeysUnavailable(ANOTHER_HOST_SIGNS)
         key_id = self._new_key()
         # Readers see either the old id or the new one, never a half-written file.
         self._write_file(CURRENT, key_id.encode(), 0o644, replace=True)
+        if self._registry is not None and (anew or self._registry.first() is None):
+            self._registry.replace(key_id)
         return key_id
 
     def public_keys(self) -> list[dict[str, Any]]:

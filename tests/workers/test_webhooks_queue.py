@@ -10,16 +10,19 @@ import json
 import socket
 import threading
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from flask import Flask
 from rq import Queue, SimpleWorker
+from rq.job import Job
 
 from events.accounts.profiles import Profiles
 from events.application.digests import SEND_DIGEST, Digests
-from events.application.dispatch import NOTIFY_PLAYER, REMIND
+from events.application.dispatch import NOTIFY_PLAYER, REMIND, RQDispatcher
 from events.application.meeple import Meeple
+from events.application.reconciler import GRACE_SECONDS, Reconciler
 from tests.workers.helpers import Receiver, caller, emails
 
 RP = "res-publica-2230ad"
@@ -120,7 +123,7 @@ def test_a_reminder_hands_its_webhook_to_the_webhooks_queue(
     work(meeple, "notify")
     assert receiver.requests == []
     reminder = f"notify-{table.id}-{clock.version}-{placed.player_id}-reminder"
-    assert job_ids(meeple, "webhooks", NOTIFY_PLAYER) == [f"webhook-{reminder}"]
+    assert job_ids(meeple, "webhooks", NOTIFY_PLAYER) == [f"handed-{reminder}"]
     work(meeple, "webhooks")
     [(headers, body, _)] = receiver.requests
     assert headers["X-Meeple-Delivery"] == reminder  # the same id a receiver dedupes on
@@ -140,7 +143,7 @@ def test_a_notice_queued_before_its_player_chose_a_webhook_is_handed_over_once(
     notify.enqueue_job(job)  # RQ runs a job at least once: here twice
     work(meeple, "notify")
     assert receiver.requests == []
-    assert job_ids(meeple, "webhooks", NOTIFY_PLAYER) == [f"webhook-{job.id}"]
+    assert job_ids(meeple, "webhooks", NOTIFY_PLAYER) == [f"handed-{job.id}"]
     work(meeple, "webhooks")
     assert [p["game_id"] for p in receiver.delivered()] == [table.id]
 
@@ -176,3 +179,50 @@ def test_a_failed_attempt_is_retried_on_the_webhooks_queue(
     finally:
         failing.close()
 
+
+
+def a_pass(meeple: Meeple) -> None:
+    Reconciler(meeple, RQDispatcher(meeple.redis)).run_once(
+        datetime.now(UTC) + timedelta(seconds=GRACE_SECONDS + 1))
+
+
+def test_a_handed_over_notice_lost_there_is_queued_again_by_the_reconciler(
+    flask_app: Flask, meeple: Meeple, receiver: Receiver
+) -> None:
+    """The notice job that handed its delivery over finished; the one it handed it to was
+    lost (its worker killed): the commit is not settled until the notice is delivered
+    (outside audit: it was settled at once, the notice never sent)."""
+    _, alice, _ = caller(flask_app, "alice", email="alice@example.org", notify="email")
+    _, bob, _ = caller(flask_app, "bob", email="bob@example.org", notify="email")
+    table = meeple.join_game(bob, meeple.create_game(alice, RP, 2).id)
+    [job] = [j for j in Queue("notify", connection=meeple.redis).jobs
+             if j.func_name == NOTIFY_PLAYER]
+    Profiles(meeple.redis).update(job.args[2], {"webhook_url": receiver.url,
+                                                "notify": "webhook"})
+    work(meeple, "notify")  # hands the delivery over to `webhooks`
+    Job.fetch(f"handed-{job.id}", connection=meeple.redis).delete()  # lost there
+    a_pass(meeple)
+    a_pass(meeple)
+    work(meeple, "webhooks", "notify")
+    assert [p["game_id"] for p in receiver.delivered()] == [table.id]
+
+
+def test_a_notice_on_the_webhooks_queue_whose_player_chose_email_is_handed_to_notify(
+    flask_app: Flask, meeple: Meeple, maildir: Path, silent: Silent
+) -> None:
+    """An email never waits behind the webhook attempts queued ahead of it (outside audit:
+    a notice routed to `webhooks` whose player then chose email waited there)."""
+    players = {name: caller(flask_app, name, email=f"{name}@example.org",
+                            webhook_url=silent.url, notify="webhook")[1]
+               for name in ("alice", "bob")}
+    meeple.join_game(players["bob"], meeple.create_game(players["alice"], RP, 2).id)
+    [job] = [j for j in Queue("webhooks", connection=meeple.redis).jobs
+             if j.func_name == NOTIFY_PLAYER]
+    Profiles(meeple.redis).update(job.args[2], {"notify": "email"})
+    SimpleWorker([Queue("webhooks", connection=meeple.redis)], connection=meeple.redis).work(
+        burst=True, max_jobs=1)  # that notice only: the webhooks worker's next job
+    assert silent.connections == [] and emails(maildir) == []
+    assert job_ids(meeple, "notify", NOTIFY_PLAYER) == [f"handed-{job.id}"]
+    work(meeple, "notify")
+    [mail] = emails(maildir)
+    assert mail["X-Meeple-Delivery"] == job.id  # the notice's own id, as if sent at once
