@@ -49,6 +49,7 @@ def send_digest(player_id: str, day: str) -> str:
         "awaiting_total": awaiting.total,
         "messages": [item for item in held if item["event"] == "message"],
         "ended": [item for item in held if item["event"] == "game_ended"],
+        "dropped": digests.dropped(player_id),  # older notices not kept (MAX_HELD)
     }
     if profile.notify == "email" and profile.email:
         deliver_email(digest_email(profile.email, digest, delivery, stop_address(digest)))
@@ -109,8 +110,12 @@ def digest_email(to: str, digest: dict[str, Any], delivery: str,
     if count > len(digest["awaiting"]):
         awaiting.append(f"... and {count - len(digest['awaiting'])} more")
     letter.add("Awaiting your move", awaiting)
-    letter.add("Table talk", [f"{m['title']} {short_id(m['game_id'])}: {m['from_name']}: "
-                              f"\u201c{m['text']}\u201d" for m in digest["messages"]])
+    talk = [f"{m['title']} {short_id(m['game_id'])}: {m['from_name']}: \u201c{m['text']}\u201d"
+            for m in digest["messages"]]
+    if digest.get("dropped"):
+        talk.insert(0, f"... {digest['dropped']} earlier notices were not kept (only the "
+                       "latest are)")
+    letter.add("Table talk", talk)
     letter.add("Ended", [f"{e['title']} {short_id(e['game_id'])} (game {e['game_id']})"
                          for e in digest["ended"]])
     letter.add("", ["To get one message per turn instead, set digest to 'each' in your "

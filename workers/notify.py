@@ -52,6 +52,10 @@ NOTIFY_QUEUE = "notify"
 # One attempt of a webhook delivery, from the connection to the answer's last header.
 WEBHOOK_TIMEOUT_SECONDS = 5
 SMTP_TIMEOUT_SECONDS = 10
+# What a notice tells of "since your last turn" is read from the log's last this many events
+# at most: a game's log may grow long (a trade asked and cancelled again and again), a
+# notice's cost may not.
+NOTICE_LOG_WINDOW = 1000
 
 
 class DeliveryFailed(RuntimeError):
@@ -166,7 +170,8 @@ def _message(table: Table, player_id: str, event: str, app: Meeple | None = None
                "table": [part.as_json() for part in table.game.describe(view, seat, names)]
                if view else []}
     if app is not None:
-        log_seen = redact_log(app.events(table.id, 1, table.version), [seat],
+        start = max(1, table.version - NOTICE_LOG_WINDOW + 1)
+        log_seen = redact_log(app.events(table.id, start, table.version), [seat],
                               table.status is Status.ENDED)
         message["since"] = since_lines(log_seen, seat, names)
         message["news"] = last_news(since_last_turn(log_seen, seat), seat, names)

@@ -32,6 +32,10 @@ def next_digest_at(now: datetime, hour: int) -> datetime:
     return at if at > now else at + timedelta(days=1)
 
 
+# The most notices held for one player's digest: the latest are kept, the rest counted.
+MAX_HELD = 200
+
+
 class Digests:
     def __init__(self, client: redis.Redis, prefix: str = "meeple") -> None:
         self._redis = client
@@ -40,19 +44,36 @@ class Digests:
     def _key(self, player_id: str) -> str:
         return f"{self._prefix}:digest:{player_id}"
 
+    def _dropped_key(self, player_id: str) -> str:
+        return f"{self._prefix}:digest-dropped:{player_id}"
+
     def hold(self, player_id: str, item: dict[str, Any]) -> None:
-        key = self._key(player_id)
+        """Keep `item`; only the latest MAX_HELD are kept (busy tables' talk would otherwise
+        make one digest of any size), the older ones counted."""
+        key, dropped = self._key(player_id), self._dropped_key(player_id)
         pipe = self._redis.pipeline()
         pipe.rpush(key, json.dumps(item, separators=(",", ":")))
+        pipe.ltrim(key, -MAX_HELD, -1)
         pipe.expire(key, HELD_TTL_SECONDS)
-        pipe.execute()
+        length = int(pipe.execute()[0])
+        if length > MAX_HELD:
+            pipe.incrby(dropped, length - MAX_HELD)
+            pipe.expire(dropped, HELD_TTL_SECONDS)
+            pipe.execute()
 
     def held(self, player_id: str) -> list[dict[str, Any]]:
         return [json.loads(raw) for raw in self._redis.lrange(self._key(player_id), 0, -1)]
 
+    def dropped(self, player_id: str) -> int:
+        """How many held items were let go since the last digest (past MAX_HELD)."""
+        return int(self._redis.get(self._dropped_key(player_id)) or 0)
+
     def release(self, player_id: str, count: int) -> None:
         """Drop the `count` oldest items (those a delivered digest carried)."""
-        self._redis.ltrim(self._key(player_id), count, -1)
+        pipe = self._redis.pipeline()
+        pipe.ltrim(self._key(player_id), count, -1)
+        pipe.delete(self._dropped_key(player_id))
+        pipe.execute()
 
 
 def digest_hour() -> int:

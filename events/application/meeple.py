@@ -216,8 +216,11 @@ class Meeple:
         if join:
             joins.append((player, None, False, seat_seed))
         # A table whose seats are all taken at once (bots, the creator) starts: it won't wait.
-        bots_only = len(levels) >= seats
-        with self._open_quota(player, waits=len(joins) < seats, bots_only=bots_only):
+        # Counted against MEEPLE_MAX_BOT_GAMES: bot-only tables, and tables whose bots search
+        # (a person at one seat beside four ismcts-5000ms bots costs the `ai` workers as much).
+        bot_table = len(levels) >= seats or any(level.kind == "ismcts"
+                                                 for level in levels.values())
+        with self._open_quota(player, waits=len(joins) < seats, bot_table=bot_table):
             seed = self._new_seed()
             events = _creation(game, game_id, seats, clean_options, rule, joins, seed,
                                public)  # may refuse
@@ -236,7 +239,7 @@ class Meeple:
             table = self._fold(Table.empty(game_id), result.envelopes, seed)
             if not join and table.status is Status.OPEN:
                 self.redis.zadd(f"{self.prefix}:hosting:{player.id}", {game_id: time.time()})
-            if bots_only:
+            if bot_table:
                 self.redis.zadd(f"{self.prefix}:bot-games:{player.id}", {game_id: time.time()})
             return self._committed(table, len(result.envelopes), by=player.id)
 
@@ -260,17 +263,18 @@ class Meeple:
         return self._id_secret
 
     @contextmanager
-    def _open_quota(self, player: Player, waits: bool, bots_only: bool = False
+    def _open_quota(self, player: Player, waits: bool, bot_table: bool = False
                     ) -> Iterator[None]:
         """Tables waiting for players cost storage and nobody may make them without end:
         at most MEEPLE_MAX_OPEN_GAMES (20) open tables a player sits at or made at once. A
-        bot-only table costs the `ai` workers every table shares until it ends: at most
-        MEEPLE_MAX_BOT_GAMES (3) running at once a player made. When the request at hand
-        leaves one more table waiting for the player (`waits`), or makes a bot-only one, the
-        count and the write that adds the table (up to the lobby, or the player's list of
-        bot-only tables, where the next count reads it) hold the player's lock: requests of
-        one player racing each other would all read the same count and all pass it."""
-        if not waits and not bots_only:
+        bot-only table, or one whose bots search, costs the `ai` workers every table shares
+        until it ends: at most MEEPLE_MAX_BOT_GAMES (3) open or running at once a player
+        made. When the request at hand leaves one more table waiting for the player
+        (`waits`), or makes a bot table, the count and the write that adds the table (up to
+        the lobby, or the player's list of bot tables, where the next count reads it) hold
+        the player's lock: requests of one player racing each other would all read the same
+        count and all pass it."""
+        if not waits and not bot_table:
             yield
             return
         lock = self.redis.lock(f"{self.prefix}:open-quota-lock:{player.id}",
@@ -282,7 +286,7 @@ class Meeple:
         try:
             if waits:
                 self._check_open_quota(player)
-            if bots_only:
+            if bot_table:
                 self._check_bot_quota(player)
             yield
         finally:
@@ -304,8 +308,9 @@ class Meeple:
         running = self._count_listed(f"{self.prefix}:bot-games:{player.id}",
                                      {"open", "active"})
         if running >= limit:
-            raise QuotaExceeded(f"you have {running} bot-only tables being played (at most "
-                                f"{limit}): wait for one to end before you start another")
+            raise QuotaExceeded(f"you have {running} tables of bots only or with searching "
+                                f"bots (at most {limit}): wait for one to end before you "
+                                "start another")
 
     def _hosted_open(self, player_id: str) -> int:
         """How many open tables the player made without a seat (`join=false`): the streams

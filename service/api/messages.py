@@ -26,8 +26,11 @@ from service.middleware.auth import current_player, meeple, reader_seats
 from service.openapi.schemas import MessageCreate, MessagePostOut, MessagesPage, MessagesQuery
 
 blp = Blueprint("messages", __name__, url_prefix="/v1/games", description="Table talk")
-# The log is read in slices of this many events while looking for messages.
+# The log is read in slices of this many events while looking for messages, at most
+# SCAN_LIMIT events a request: a page may then hold fewer messages than asked, its
+# `next_after` saying where to go on (a long game's log cannot make one request cost more).
 SCAN = 500
+SCAN_LIMIT = 5000
 
 
 def message_out(table: Table, envelope: Envelope) -> dict[str, Any]:
@@ -38,15 +41,16 @@ def message_out(table: Table, envelope: Envelope) -> dict[str, Any]:
 
 
 def find_messages(app: Meeple, game_id: str, after: int, version: int, wanted: int
-                  ) -> list[Envelope]:
-    """Up to `wanted` MessagePosted envelopes after version `after`, oldest first."""
+                  ) -> tuple[list[Envelope], int]:
+    """Up to `wanted` MessagePosted envelopes after version `after`, oldest first, and the
+    last version looked at (below `version` when SCAN_LIMIT events were read first)."""
     found: list[Envelope] = []
-    start = after + 1
-    while start <= version and len(found) < wanted:
-        end = min(version, start + SCAN - 1)
+    start, stop = after + 1, min(version, after + SCAN_LIMIT)
+    while start <= stop and len(found) < wanted:
+        end = min(stop, start + SCAN - 1)
         found += [e for e in app.events(game_id, start, end) if e["type"] == "MessagePosted"]
         start = end + 1
-    return found[:wanted]
+    return found[:wanted], start - 1
 
 
 @blp.route("/<game_id>/messages", methods=["POST"])
@@ -77,8 +81,11 @@ def list_messages(query: dict[str, Any], game_id: str) -> dict[str, Any]:
     table = app.load(game_id)
     reader_seats(table)
     limit = query["limit"]
-    found = find_messages(app, game_id, query["after"], table.version, limit + 1)
-    more = len(found) > limit
+    found, looked = find_messages(app, game_id, query["after"], table.version, limit + 1)
     items = found[:limit]
+    if len(found) > limit:
+        next_after: int | None = items[-1]["v"]
+    else:  # all there was up to `looked`; the rest of the log, if any, on the next page
+        next_after = looked if looked < table.version else None
     return {"items": [message_out(table, e) for e in items], "version": table.version,
-            "next_after": items[-1]["v"] if more else None}
+            "next_after": next_after}

@@ -630,7 +630,9 @@ class MessagesPage(Strict):
     items = fields.List(fields.Nested(MessageOut), required=True)
     version = fields.Integer(required=True)
     next_after = fields.Integer(allow_none=True, required=True, metadata={
-        "description": "Pass as `after` for the next page; null when there is no more"})
+        "description": "Pass as `after` for the next page; null when there is no more. A "
+                       "page reads at most 5,000 events of the log: in a long game it may "
+                       "hold fewer messages than `limit`, even none, and still have a next"})
 
 
 # --- inbox -----------------------------------------------------------------------------------

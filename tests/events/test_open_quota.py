@@ -78,9 +78,9 @@ def test_bot_only_tables_a_player_runs_at_once_are_bounded(
     app.create_game(ALICE, RP, 2, bots=[0, 1], join=False)
     with pytest.raises(QuotaExceeded) as refused:
         app.create_game(ALICE, RP, 2, bots=[0, 1], join=False)
-    assert "bot-only" in refused.value.detail
+    assert "bots only" in refused.value.detail
     app.create_game(BOB, RP, 2, bots=[0, 1], join=False)  # another player's own count
-    app.create_game(ALICE, RP, 2, bots=[1])  # a table she plays at is not bot-only
+    app.create_game(ALICE, RP, 2, bots=[1])  # she plays at it, beside a random bot
     table = app.load(first.id)
     while table.status.value != "ended":  # the bots' moves, as the `ai` worker plays them
         seat = table.actors()[0]
@@ -89,3 +89,19 @@ def test_bot_only_tables_a_player_runs_at_once_are_bounded(
         bot = bot_player(seat, "random")
         table = app.play_moves(bot, first.id, [{"id": move["id"]}], table.version, seat).table
     app.create_game(ALICE, RP, 2, bots=[0, 1], join=False)
+
+
+def test_tables_with_searching_bots_count_as_bot_tables(
+        redis_client: redis.Redis, events_redis: EventsClient,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A person at one seat beside four `ismcts-5000ms` bots costs the `ai` workers as much
+    as a bot-only table (outside audit: twelve such tables of one key made another player's
+    random bot wait 206 s for its move)."""
+    monkeypatch.setenv("MEEPLE_MAX_BOT_GAMES", "2")
+    app = Meeple(redis_client, events=events_redis)
+    searching = [{"seat": s, "level": "ismcts-5000ms"} for s in (1, 2, 3, 4)]
+    app.create_game(ALICE, RP, 5, bots=searching)
+    app.create_game(ALICE, RP, 2, bots=[0, 1], join=False)
+    with pytest.raises(QuotaExceeded):
+        app.create_game(ALICE, RP, 5, bots=searching)
+    app.create_game(ALICE, RP, 2, bots=[{"seat": 1, "level": "greedy"}])  # greedy is cheap

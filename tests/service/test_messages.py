@@ -12,6 +12,7 @@ import redis
 from flask import Flask
 
 from service import create_app
+from service.api import messages as messages_api
 from tests.service.conftest import Caller
 from tests.service.test_records_api import finish
 
@@ -87,6 +88,33 @@ def test_messages_are_paginated_oldest_first(alice, bob):
     last = alice.get(f"/v1/games/{game_id}/messages?after=0&limit=5").json
     assert len(last["items"]) == 5 and last["next_after"] is None
     assert alice.get(f"/v1/games/{game_id}/messages?limit=0").status_code == 422
+
+
+def test_a_page_reads_a_bounded_slice_of_a_long_log(alice, bob, monkeypatch):
+    """`messages?after=0&limit=1` on a game of 23,906 events read the whole log for one
+    message (an outside audit: a second a request, one address slowing every route): a page
+    reads at most SCAN_LIMIT events, and says where to go on."""
+    monkeypatch.setattr(messages_api, "SCAN_LIMIT", 4)
+    game_id = started(alice, bob)
+    first = alice.get(f"/v1/games/{game_id}").json["version"]
+    for _ in range(6):  # moves: events that are no messages
+        actor = alice.get(f"/v1/games/{game_id}").json["actors"][0]
+        assert (alice if actor == 0 else bob).play_first_move(game_id).status_code == 201
+    assert say(bob, game_id, "at last").status_code == 201
+    read: list[int] = []  # the events each read of the log asked for
+    real = messages_api.Meeple.events
+
+    def counted(self: Any, game: str, start: int = 1, end: int | None = None) -> Any:
+        read.append((end or 0) - start + 1)
+        return real(self, game, start, end)
+
+    monkeypatch.setattr(messages_api.Meeple, "events", counted)
+    texts, after, pages = [], first, 0
+    while after is not None:
+        page = read_page(alice, game_id, after, 1)
+        texts += [m["text"] for m in page["items"]]
+        after, pages = page["next_after"], pages + 1
+    assert texts == ["at last"] and pages >= 2 and max(read) <= 4
 
 
 def read_page(caller: Caller, game_id: str, after: int, limit: int) -> dict[str, Any]:

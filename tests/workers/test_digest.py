@@ -16,7 +16,7 @@ from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 
 from events.accounts.players import Player
-from events.application.digests import Digests, next_digest_at
+from events.application.digests import MAX_HELD, Digests, next_digest_at
 from events.application.meeple import Meeple
 from events.domain.table import Table
 from events.mail import reply_tokens
@@ -171,3 +171,26 @@ def test_the_digest_email_can_be_unsubscribed_like_every_email(
     assert token is not None and token.game_id == table.id
     placed = table.seat_of(token.seat)
     assert placed is not None and placed.player_id == alice.id
+
+
+def test_a_digest_holds_the_latest_notices_and_counts_the_rest(
+    flask_app: Flask, meeple: Meeple, maildir: Path
+) -> None:
+    """Busy tables' talk made one digest of any size (outside audit: 57,600 items a day, a
+    69 MB email no mail server takes, retried for ever): the latest MAX_HELD are kept."""
+    _, alice, _ = caller(flask_app, "alice", email="alice@example.org", notify="email",
+                         digest="daily")
+    digests = Digests(meeple.redis)
+    for n in range(MAX_HELD + 50):
+        digests.hold(alice.id, {"event": "message", "game_id": "g1", "version": n, "seat": 0,
+                                "title": "Trajan", "from_seat": 1, "from_name": "bob",
+                                "text": f"message {n}"})
+    held = digests.held(alice.id)
+    assert len(held) == MAX_HELD and held[0]["text"] == "message 50"
+    assert digests.dropped(alice.id) == 50
+    assert send_digest(alice.id, "2026-12-06") == "sent"
+    [mail] = [m for m in emails(maildir) if m["To"] == "alice@example.org"]
+    talk = sections(text_of(mail))["Table talk"]
+    assert talk[0].startswith("... 50 earlier notices were not kept")
+    assert len(talk) == MAX_HELD + 1
+    assert digests.held(alice.id) == [] and digests.dropped(alice.id) == 0
