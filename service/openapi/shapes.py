@@ -129,6 +129,8 @@ class ScoreSheet(Open):
 class Deadline(Closed):
     seconds = fields.Integer(required=True, validate=validate.Range(min=1, max=MAX_MOVE_SECONDS))
     on_expiry = fields.String(required=True, validate=validate.OneOf(ON_EXPIRY))
+    bot = fields.String(metadata={"description": "The stand-in bot's level (absent in games "
+                                                 "made before bots had levels: random)"})
 
 
 class GameCreatedData(Closed):
