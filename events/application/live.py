@@ -25,7 +25,7 @@ import redis
 from redis.cluster import RedisCluster
 
 from events.application.meeple import Meeple
-from events.domain.envelope import Envelope
+from events.domain.envelope import Envelope, now_iso
 from events.domain.table import Status, Table
 from events.domain.visibility import redact_log
 from events.store.clients import RedisURL, events_client
@@ -303,6 +303,10 @@ class Notice:
     data: dict[str, Any]
 
 
+# A game the player's stream finds while it runs is read back this far at most.
+NEW_GAME_EVENTS = 200
+
+
 @dataclass
 class _Watch:
     position: int  # the last version looked at
@@ -321,6 +325,7 @@ class PlayerFollower:
         self._keepalive, self._refresh_every, self._limit = keepalive, refresh, limit
         self.watched: dict[str, _Watch] = {}
         self._waiter: EventStore  # the session's, while iterating
+        self._opened = now_iso()  # a game found later tells what it appended since
 
     def __iter__(self) -> Iterator[list[Notice]]:
         with self._reads.session() as waiter:
@@ -378,10 +383,25 @@ class PlayerFollower:
         for game, version in zip(new, self._app.store.versions([g["id"] for g in new]),
                                  strict=True):
             acting = self._acting_in(game)
-            self.watched[game["id"]] = _Watch(version, acting)
-            if announce and acting:
-                notices.append(self._your_turn(game["id"], game["type"], version, acting))
+            if announce:  # found while streaming: a new table, or one the player just joined
+                notices += self._since_opened(game["id"], version)
+            if game["id"] not in self.watched:
+                self.watched[game["id"]] = _Watch(version, acting)
+                if announce and acting:
+                    notices.append(self._your_turn(game["id"], game["type"], version, acting))
         return notices
+
+    def _since_opened(self, game_id: str, version: int) -> list[Notice]:
+        """The notices of what a game found while streaming appended since the stream
+        opened (of its last NEW_GAME_EVENTS at most), as if it had been watched all along:
+        its start and table talk come before the next look at the lobby."""
+        start = max(1, version - NEW_GAME_EVENTS + 1)
+        fresh = [envelope for envelope in self._app.events(game_id, start, version)
+                 if envelope["at"] >= self._opened]
+        if not fresh:
+            return []
+        self.watched[game_id] = _Watch(fresh[0]["v"] - 1, ())
+        return self._notices(game_id, fresh)
 
     def _newest_games(self) -> dict[str, dict[str, Any]]:
         """The lobby summaries of the player's newest active and open tables, by id."""
