@@ -223,12 +223,19 @@ def legal_moves(query: dict[str, Any], game_id: str) -> dict[str, Any]:
     return legal_moves_out(table, caller(), query.get("seat"))
 
 
+# If-Match's grammar (RFC 9110 13.1.1): * or a list of quoted entity tags, weak or strong.
+ENTITY_TAGS = re.compile(r'\*|(W/)?"[^"]*"(\s*,\s*(W/)?"[^"]*")*')
+
+
 def expected_version(in_body: int | None) -> int | None:
     """The version a move request is guarded by: `expected_version`, or If-Match (an ETag
     compared strongly, as RFC 9110 says for If-Match), which must agree when both are sent."""
     header = request.headers.get("If-Match")
     if header is None:
         return in_body
+    if not ENTITY_TAGS.fullmatch(header.strip()):
+        # werkzeug takes `4` for "4"; an ETag is quoted (RFC 9110 8.8.3), and exact text.
+        raise BadRequest('If-Match must be one ETag of this game, e.g. "12", or *')
     tags = parse_etags(header)
     if tags.star_tag:
         return in_body

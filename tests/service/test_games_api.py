@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import hashlib
 
+import pytest
+
 from tests.conftest import ON_BOTH_BACKENDS
 from tests.service.conftest import RP, Caller
 
@@ -96,6 +98,20 @@ def test_if_match_guards_moves_like_expected_version(alice, bob):
                           {"moves": [{"id": listed["moves"][0]["id"]}]},
                           headers={"If-Match": '"1"'})
     assert response.json["code"] == "version_conflict"
+
+
+@pytest.mark.parametrize("header", ["4", "12", "\"4", "4\"", "\"4\" 5"])
+def test_an_if_match_that_is_no_quoted_etag_is_refused(alice, bob, header):
+    """README: If-Match is "compared strongly, as exact text": `4` is no ETag (outside audit:
+    werkzeug took it for "4", and the move was played)."""
+    game = started_game(alice, bob)
+    listed = alice.get(f"/v1/games/{game['id']}/moves").json
+    header = header.replace("4", str(listed["version"]))
+    response = alice.post(f"/v1/games/{game['id']}/moves",
+                          {"moves": [{"id": listed["moves"][0]["id"]}]},
+                          headers={"If-Match": header})
+    assert response.status_code == 400, (header, response.json)
+    assert alice.get(f"/v1/games/{game['id']}").json["version"] == game["version"]
 
 
 def test_an_illegal_move_is_refused_and_writes_nothing(alice, bob):
