@@ -57,6 +57,7 @@ def find_messages(app: Meeple, game_id: str, after: int, version: int, wanted: i
 @blp.doc(security=BEARER, parameters=[IDEMPOTENCY])
 @blp.arguments(MessageCreate)
 @blp.response(201, MessagePostOut, headers=ETAG)
+@blp.alt_response(403, **CONFLICT, description="You have no seat at this table (`not_seated`)")
 @blp.alt_response(409, **CONFLICT, description="The game ended long ago and was archived: it "
                   "is read-only (`game_archived`)")
 def post_message(body: dict[str, Any], game_id: str) -> Any:

@@ -66,6 +66,24 @@ def _problem(description: str, headers: dict[str, Any] | None = None) -> dict[st
     return answer
 
 
+# What some routes answer beyond their statuses' usual meaning, with the problem's `code`,
+# so that a client (generated or not) can tell the cases apart.
+ROUTE_CODES = {
+    "play_moves": {"422": (
+        "A move that is not legal now (`illegal_move`), a batch that goes on after a move "
+        "that reveals something new (`reveals_hidden_information`), both with `move_index`; "
+        "or a body that breaks the schema (`invalid_request`, with `errors`)")},
+    "create_game": {"422": (
+        "Options or seats this game does not take (`invalid_options`), an Idempotency-Key "
+        "used before for another body (`idempotency_key_reused`), or a body that breaks the "
+        "schema (`invalid_request`, with `errors`)"),
+        "404": "No such game type (`unknown_game_type`)"},
+    "game_state": {"404": (
+        "No such game (`game_not_found`, or a private one you have no seat at), or no such "
+        "version of it (`version_not_found`)")},
+}
+
+
 class CommonResponses(BasePlugin):  # type: ignore[misc]
     """The answers every route may give that no route declares itself: rate limits (429, and
     the RateLimit headers on every answer), the store being down (503), and for bodies: bad
@@ -105,6 +123,15 @@ class CommonResponses(BasePlugin):  # type: ignore[misc]
             if "{game_id}" in (path or ""):
                 responses.setdefault("404", _problem(
                     "No such game (`game_not_found`), or a private one you have no seat at"))
+            if "{game_type}" in (path or ""):
+                responses.setdefault("404", _problem("No such game type (`unknown_game_type`)"))
+            if any(isinstance(p, dict) and p.get("name") == "seat" and p.get("in") == "query"
+                   for p in operation.get("parameters", [])):
+                responses.setdefault("403", _problem(
+                    "`?seat=` names a seat that is not yours (`not_seated`)"))
+            for status, description in ROUTE_CODES.get(operation.get("operationId", ""),
+                                                       {}).items():
+                responses[status] = _problem(description)
             if "requestBody" in operation or method in ("post", "patch"):
                 responses.setdefault("400", _problem(
                     "The body is not acceptable JSON (`bad_request`), or a header is wrong"))

@@ -79,3 +79,16 @@ def headers_for(case: Any, auth_headers: dict[str, str]) -> dict[str, str]:
     if header is not None and header.mode.is_negative:
         return {}
     return auth_headers
+
+
+def test_the_spec_names_what_each_route_answers_a_client_must_tell_apart(client) -> None:
+    """Statuses and codes the server sends that the spec did not name (outside audit, with
+    a generated client): each is declared where it can happen."""
+    paths = yaml.safe_load(client.get("/openapi.yaml").data)["paths"]
+    assert "403" in paths["/v1/games/{game_id}/state"]["get"]["responses"]
+    assert "403" in paths["/v1/games/{game_id}/messages"]["post"]["responses"]
+    assert "404" in paths["/v1/game-types/{game_type}/leaderboard"]["get"]["responses"]
+    moves = paths["/v1/games/{game_id}/moves"]["post"]["responses"]["422"]["description"]
+    assert "illegal_move" in moves and "reveals_hidden_information" in moves
+    state = paths["/v1/games/{game_id}/state"]["get"]["responses"]["404"]["description"]
+    assert "version_not_found" in state
