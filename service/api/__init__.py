@@ -80,5 +80,17 @@ def refuse_undeclared_query() -> None:
         abort(422, messages={"query": {name: ["Unknown field."] for name in request.args}})
 
 
+def refuse_repeated_query() -> None:
+    """Each query parameter of the API takes one value: `?status=open&status=zzz` is an
+    error, not a first value taken and the others ignored."""
+    if not request.path.startswith("/v1/"):
+        return
+    repeated = {name: ["Given more than once."] for name in request.args
+                if len(request.args.getlist(name)) > 1}
+    if repeated:
+        abort(422, messages={"query": repeated})
+
+
 def init_app(app: flask.Flask) -> None:
     app.before_request(refuse_undeclared_query)
+    app.before_request(refuse_repeated_query)

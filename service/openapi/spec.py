@@ -78,6 +78,11 @@ ROUTE_CODES = {
         "used before for another body (`idempotency_key_reused`), or a body that breaks the "
         "schema (`invalid_request`, with `errors`)"),
         "404": "No such game type (`unknown_game_type`)"},
+    "import_record": {
+        "422": "The record does not verify, is not complete, or is not signed by a key this "
+               "server trusts (`record_invalid`, with the verifier's `report`)",
+        "409": "The game id holds another game (`game_exists`), or you imported as many "
+               "records today as one may (`quota_exceeded`)"},
     "game_state": {"404": (
         "No such game (`game_not_found`, or a private one you have no seat at), or no such "
         "version of it (`version_not_found`)")},
@@ -92,7 +97,11 @@ class CommonResponses(BasePlugin):  # type: ignore[misc]
     def operation_helper(self, path: str | None = None,
                          operations: dict[str, Any] | None = None, **_: Any) -> None:
         for method, operation in (operations or {}).items():
-            responses = operation.setdefault("responses", {})
+            # A route's own answers (`alt_response`) have int keys: the same status as a
+            # string here would stand beside it, and win in the document.
+            responses = {str(status): answer
+                         for status, answer in operation.get("responses", {}).items()}
+            operation["responses"] = responses
             limited = path not in UNLIMITED_PATHS
             for status, answer in responses.items():
                 if str(status).startswith(("2", "3")) and isinstance(answer, dict):

@@ -5,6 +5,7 @@ exact text of the ETag."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -140,3 +141,12 @@ def test_an_idempotency_key_names_one_request_at_one_game(alice: Caller, bob: Ca
                              "moves": [{"id": listed["moves"][0]["id"]}]},
                             headers={"Idempotency-Key": "k"})
         assert answer.status_code == 201 and answer.json["replayed"] is False
+
+
+def test_a_query_parameter_given_twice_is_refused(client) -> None:
+    """Only the first value was read and the others ignored (outside audit, schemathesis)."""
+    answer = client.get("/v1/games?status=open&status=zzz")
+    assert answer.status_code == 422, answer.data
+    assert answer.json["code"] == "invalid_request"
+    assert "status" in json.dumps(answer.json["errors"])
+    assert client.get("/v1/games?status=open").status_code == 200
