@@ -25,7 +25,7 @@ from events.accounts.profiles import Profiles
 from events.application.dispatch import RQDispatcher, deadline_jobs
 from events.application.meeple import Meeple
 from events.domain import table as domain_table
-from events.domain.deadlines import parse_time
+from events.domain.deadlines import TurnClock, parse_time
 from events.domain.table import Table
 from tests.workers.helpers import Receiver
 from workers.deadlines import STAND_IN_CHECK, expire, remind
@@ -55,6 +55,16 @@ def started(app: Meeple, hours: float = 1, on_expiry: str = "bot", bot: str = "r
     table = app.create_game(alice, RP, 2, deadline={"hours": hours, "on_expiry": on_expiry,
                                                     "bot": bot})
     return app.join_game(bob, table.id)
+
+
+def overdue(app: Meeple, bot: str = "greedy") -> tuple[Table, int, TurnClock]:
+    """A table with a second per move and a `bot` stand-in, its first turn overdue."""
+    table = started(app, hours=1 / 3600, bot=bot)
+    seat = table.actors()[0]
+    clock = table.clock_of(seat)
+    assert clock is not None
+    time.sleep(max(0.0, (parse_time(clock.at) + timedelta(seconds=1)).timestamp() - time.time()))
+    return table, seat, clock
 
 
 def scheduled(app: Meeple) -> dict[str, float]:
@@ -168,11 +178,7 @@ def test_a_lost_stand_in_job_is_queued_again_by_the_expirys_check(app: Meeple) -
     """A thinking stand-in's job on `ai` dies with its worker (kill -9 in a search) long
     after the turn's commit was settled: the expiry that handed the turn over looks again
     (outside audit: the turn stayed overdue for good, through restarts and a resync)."""
-    table = started(app, hours=1 / 3600, bot="greedy")
-    seat = table.actors()[0]
-    clock = table.clock_of(seat)
-    assert clock is not None
-    time.sleep(max(0.0, (parse_time(clock.at) + timedelta(seconds=1)).timestamp() - time.time()))
+    table, seat, clock = overdue(app)
     assert expire(table.id, seat, clock.version) == "to the ai queue"
     ai = Queue("ai", connection=app.redis)
     [lost] = ai.jobs
@@ -190,11 +196,7 @@ def test_a_lost_stand_in_job_is_queued_again_by_the_expirys_check(app: Meeple) -
 
 
 def test_a_stand_in_on_its_way_is_not_queued_twice(app: Meeple) -> None:
-    table = started(app, hours=1 / 3600, bot="greedy")
-    seat = table.actors()[0]
-    clock = table.clock_of(seat)
-    assert clock is not None
-    time.sleep(max(0.0, (parse_time(clock.at) + timedelta(seconds=1)).timestamp() - time.time()))
+    table, seat, clock = overdue(app)
     assert expire(table.id, seat, clock.version) == "to the ai queue"
     assert expire(table.id, seat, clock.version) == "on the ai queue"  # still waiting there
     assert len(Queue("ai", connection=app.redis).jobs) == 1
@@ -244,11 +246,9 @@ def test_table_talk_while_a_stand_in_thinks_does_not_undo_the_expiry(
         app: Meeple, monkeypatch: pytest.MonkeyPatch) -> None:
     """Talk during a thinking stand-in's search made the whole expiry fail and search again,
     for as long as people chatted (outside audit): the decision stands over talk."""
-    table = started(app, hours=1 / 3600, bot="greedy")
-    seat = table.actors()[0]
-    clock, other = table.clock_of(seat), table.seat_of(1 - seat)
-    assert clock is not None and other is not None
-    time.sleep(max(0.0, (parse_time(clock.at) + timedelta(seconds=1)).timestamp() - time.time()))
+    table, seat, clock = overdue(app)
+    other = table.seat_of(1 - seat)
+    assert other is not None
     real, searches = domain_table.bot_move, []
 
     def chatted_meanwhile(*args: Any, **kwargs: Any) -> Any:
