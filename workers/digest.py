@@ -59,10 +59,10 @@ def send_digest(player_id: str, day: str) -> str:
             return HANDED_OVER
         post_signed(profiles, profile, digest, delivery)
     else:
-        digests.release(player_id, len(held))
+        digests.release(player_id, held)
         return "no channel"
     profiles.mark_sent(delivery)
-    digests.release(player_id, len(held))
+    digests.release(player_id, held)
     log.info("digest sent", delivery=delivery, held=len(held), awaiting=awaiting.total)
     return "sent"
 

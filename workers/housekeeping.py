@@ -20,6 +20,7 @@ import structlog
 from events.application.expiry import expire_open_tables
 from events.application.meeple import Meeple
 from events.records.archiving import archive_a_slice, archive_after
+from events.records.key_registry import RedisKeyRegistry
 from events.records.keys import Keyring
 from workers.jobs import _app
 from workers.periodic import schedule_run
@@ -48,17 +49,20 @@ def archive_some(app: Meeple, now: datetime) -> int:
     older_than = archive_after()
     if older_than is None or app.store.archive is None:
         return 0
-    done = archive_a_slice(app, signing_keys(), now, older_than)
+    done = archive_a_slice(app, signing_keys(app.redis), now, older_than)
     if done.moved or done.failed:
         log.info("archived", games=len(done.moved), redis_bytes=done.redis_bytes,
                  archive_bytes=done.document_bytes, failed=done.failed[:10])
     return len(done.moved)
 
 
-def signing_keys() -> Keyring | None:
-    """The API's signing keys, if this process has them (never a new key of its own)."""
-    keyring = Keyring(Path(os.environ.get("MEEPLE_KEYS_DIR") or "var/keys"))
-    return keyring if keyring.has_current() else None
+def signing_keys(client: redis.Redis) -> Keyring | None:
+    """The API's signing keys, if this process has them and they are the service's (never
+    a new key of its own, nor one GET /v1/keys would not list: the control store names the
+    service's first key)."""
+    keyring = Keyring(Path(os.environ.get("MEEPLE_KEYS_DIR") or "var/keys"),
+                      RedisKeyRegistry(client))
+    return keyring if keyring.has_current() and keyring.foreign() is None else None
 
 
 def schedule_housekeeping(client: redis.Redis, delay: float) -> str:

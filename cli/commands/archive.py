@@ -18,6 +18,7 @@ from cli.commands.keys import KEYS_DIR
 from cli.connections import connections
 from events.application.meeple import Meeple
 from events.records.archiving import ArchivePass, archive_after, archive_finished_games
+from events.records.key_registry import RedisKeyRegistry
 from events.records.keys import Keyring
 from events.store.archive_stores import DirectoryArchive
 
@@ -61,11 +62,13 @@ def archive(older_than_days: float | None, games: tuple[str, ...], limit: int | 
                                "(or make the directory to start a new one)")
     # Sign only with a key the keyring already holds, as the housekeeping does: a key made
     # here would sign records that GET /v1/keys never lists (not the API's keys directory).
-    keyring = Keyring(directory)
-    signer = keyring if keyring.has_current() else None
+    keyring = Keyring(directory, RedisKeyRegistry(app.redis))
+    signer = keyring if keyring.has_current() and keyring.foreign() is None else None
     if signer is None:
-        click.echo(f"no signing key in {directory.absolute()}: only games whose final record "
-                   "is already signed are archived", err=True)
+        which = ("no signing key" if keyring.foreign() is None else
+                 f"not the service's signing key ({keyring.foreign()})")
+        click.echo(f"{which} in {directory.absolute()}: only games whose final record is "
+                   "already signed are archived", err=True)
     click.echo(f"archiving ended games with no event for {_days(age)} to {app.store.archive!r}",
                err=True)
     with tqdm(total=len(games) or None, unit="game", desc="looked at",

@@ -8,12 +8,13 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import click
+import redis
 
 from cli.connections import connections
 from events.exceptions import MeepleError
 from events.records.key_registry import RedisKeyRegistry
 from events.records.keys import Keyring
-from events.store.clients import control_url
+from events.store.clients import BadRedisSetting, control_client, control_url
 
 KEYS_DIR = click.option(
     "--dir", "directory", type=click.Path(file_okay=False, path_type=Path),
@@ -69,11 +70,23 @@ def rotate(directory: Path, anew: bool) -> None:
 
 
 def registry() -> RedisKeyRegistry | None:
-    """The service's record of its first key, where a control store is set (one host with
-    no Redis setting has none: its keys directory is the service's)."""
-    if control_url() is None:
+    """The service's record of its first key: in the control store the settings name, else
+    in `meeple run`'s private Redis (var/redis, once it has run here: the quick start);
+    none without either (a keys directory no service uses yet)."""
+    if control_url() is not None:
+        return RedisKeyRegistry(connections().control)
+    port = Path("var") / "redis" / "port"
+    if not port.exists():
         return None
-    return RedisKeyRegistry(connections().control)
+    url = f"redis://127.0.0.1:{port.read_text().strip()}/0"
+    try:
+        client = control_client(url, socket_timeout=2, socket_connect_timeout=2)
+        client.ping()
+    except (redis.RedisError, BadRedisSetting):
+        raise click.ClickException(
+            f"`meeple run`'s Redis ({url}) does not answer: the keys must agree with the "
+            "service's, so start it (`make run`) first, or set MEEPLE_REDIS_URL") from None
+    return RedisKeyRegistry(client)
 
 
 @contextmanager

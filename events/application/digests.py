@@ -68,10 +68,14 @@ class Digests:
         """How many held items were let go since the last digest (past MAX_HELD)."""
         return int(self._redis.get(self._dropped_key(player_id)) or 0)
 
-    def release(self, player_id: str, count: int) -> None:
-        """Drop the `count` oldest items (those a delivered digest carried)."""
+    def release(self, player_id: str, carried: list[dict[str, Any]]) -> None:
+        """Drop the items a delivered digest carried, each by its value: items held while
+        it was sent stay (on a full list they pushed carried ones out, so a count of the
+        oldest would drop them unsent)."""
+        key = self._key(player_id)
         pipe = self._redis.pipeline()
-        pipe.ltrim(self._key(player_id), count, -1)
+        for item in carried:
+            pipe.lrem(key, 1, json.dumps(item, separators=(",", ":")))
         pipe.delete(self._dropped_key(player_id))
         pipe.execute()
 

@@ -305,6 +305,9 @@ class Notice:
 
 # A game the player's stream finds while it runs is read back this far at most.
 NEW_GAME_EVENTS = 200
+# Games that left a stream's watch (more than WATCH_LIMIT newer ones) whose last version told
+# is kept, so that one coming back tells nothing twice.
+LEFT_KEPT = 1000
 
 
 @dataclass
@@ -326,6 +329,7 @@ class PlayerFollower:
         self.watched: dict[str, _Watch] = {}
         self._waiter: EventStore  # the session's, while iterating
         self._opened = now_iso()  # a game found later tells what it appended since
+        self._left: dict[str, int] = {}  # games that left the watch: the version told
 
     def __iter__(self) -> Iterator[list[Notice]]:
         with self._reads.session() as waiter:
@@ -378,7 +382,9 @@ class PlayerFollower:
         for game_id, fresh in self._waiter.wait_many(gone, 0).items():
             notices += self._notices(game_id, fresh)
         for game_id in gone:
-            self.watched.pop(game_id, None)
+            watch = self.watched.pop(game_id, None)
+            if watch is not None and len(self._left) < LEFT_KEPT:
+                self._left[game_id] = watch.position  # told up to here, should it come back
         new = [game for game_id, game in games.items() if game_id not in self.watched]
         for game, version in zip(new, self._app.store.versions([g["id"] for g in new]),
                                  strict=True):
@@ -395,9 +401,10 @@ class PlayerFollower:
         """The notices of what a game found while streaming appended since the stream
         opened (of its last NEW_GAME_EVENTS at most), as if it had been watched all along:
         its start and table talk come before the next look at the lobby."""
-        start = max(1, version - NEW_GAME_EVENTS + 1)
+        told = self._left.pop(game_id, 0)
+        start = max(1, told + 1, version - NEW_GAME_EVENTS + 1)
         fresh = [envelope for envelope in self._app.events(game_id, start, version)
-                 if envelope["at"] >= self._opened]
+                 if envelope["at"] >= self._opened] if start <= version else []
         if not fresh:
             return []
         self.watched[game_id] = _Watch(fresh[0]["v"] - 1, ())

@@ -217,9 +217,11 @@ class Meeple:
             joins.append((player, None, False, seat_seed))
         # A table whose seats are all taken at once (bots, the creator) starts: it won't wait.
         # Counted against MEEPLE_MAX_BOT_GAMES: bot-only tables, and tables whose bots search
-        # (a person at one seat beside four ismcts-5000ms bots costs the `ai` workers as much).
+        # (a person at one seat beside four ismcts-5000ms bots costs the `ai` workers as much;
+        # so does a searching stand-in, which a resignation hands the seat to at once).
+        stand_in = Level.parse(rule["bot"]) if rule is not None and rule.get("bot") else RANDOM
         bot_table = len(levels) >= seats or any(level.kind == "ismcts"
-                                                 for level in levels.values())
+                                                 for level in [*levels.values(), stand_in])
         with self._open_quota(player, waits=len(joins) < seats, bot_table=bot_table):
             seed = self._new_seed()
             events = _creation(game, game_id, seats, clean_options, rule, joins, seed,
@@ -475,13 +477,23 @@ class Meeple:
         decision at the new head: talk changes neither the state nor whose turn it is, and
         a stand-in's search redone at every message never ends while people chat. (A table
         on the clock folds the stored events onto the table they follow: `after_append`.)"""
+        decided_at = table.version
         while True:
             try:
                 return self._append_decision(table, decision, seed)
             except VersionConflict:
-                if self.talk_since(table.id, table.version) is None:
-                    raise
-                table = self.load(table.id)
+                table = self._after_talk_only(table.id, decided_at)
+
+    def _after_talk_only(self, game_id: str, version: int) -> Table:
+        """The game as it is now, if nothing but table talk was appended after `version`
+        (read again until the table loaded is the one that check saw); else VersionConflict."""
+        while True:
+            newer = self.talk_since(game_id, version)
+            if newer is None:
+                raise VersionConflict(current=self.store.version(game_id))
+            table = self.load(game_id)
+            if table.version == newer:
+                return table
 
     def resign(self, player: Player, game_id: str, seat: int | None = None,
                idempotency_key: str | None = None) -> Table:

@@ -243,8 +243,12 @@ def expected_version(in_body: int | None) -> int | None:
     if not strong and tags.as_set(include_weak=True):
         raise PreconditionFailed('If-Match compares ETags strongly (RFC 9110 13.1.1): a weak '
                                  'tag such as W/"12" never matches; send "12"')
-    if len(strong) != 1 or not re.fullmatch("[0-9]{1,20}", strong[0]):
+    if len(strong) != 1:
         raise BadRequest('If-Match must be one ETag of this game, e.g. "12", or *')
+    if not re.fullmatch("[0-9]{1,20}", strong[0]):
+        # A well-formed tag that is no version of this game matches nothing (RFC 9110 13.1.1).
+        raise PreconditionFailed(f'If-Match "{strong[0][:40]}" is no ETag of this game (they '
+                                 'read "12": a version)')
     version = int(strong[0])
     if strong[0] != str(version):
         # Strong comparison is of the exact text: "0012" is not "12", and matches no version.

@@ -105,3 +105,17 @@ def test_tables_with_searching_bots_count_as_bot_tables(
     with pytest.raises(QuotaExceeded):
         app.create_game(ALICE, RP, 5, bots=searching)
     app.create_game(ALICE, RP, 2, bots=[{"seat": 1, "level": "greedy"}])  # greedy is cheap
+
+
+def test_a_searching_stand_in_counts_too(
+        redis_client: redis.Redis, events_redis: EventsClient,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A deadline's `ismcts` stand-in plays a resigned seat to the end: resigning at once
+    made any number of searching tables (outside audit)."""
+    monkeypatch.setenv("MEEPLE_MAX_BOT_GAMES", "2")
+    app = Meeple(redis_client, events=events_redis)
+    deadline = {"hours": 24, "on_expiry": "bot", "bot": "ismcts-5000ms"}
+    for _ in range(2):
+        app.create_game(ALICE, RP, 2, bots=[{"seat": 1, "level": "greedy"}], deadline=deadline)
+    with pytest.raises(QuotaExceeded):
+        app.create_game(ALICE, RP, 2, bots=[{"seat": 1, "level": "greedy"}], deadline=deadline)

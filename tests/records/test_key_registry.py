@@ -17,6 +17,7 @@ from cli.main import main as meeple
 from events.exceptions import KeysUnavailable
 from events.records.key_registry import RedisKeyRegistry
 from events.records.keys import Keyring
+from workers.housekeeping import signing_keys
 
 
 @pytest.fixture()
@@ -79,3 +80,39 @@ def test_a_service_whose_keys_predate_the_registry_claims_them(
     old_id, _ = Keyring(tmp_path / "keys").current()  # before the registry existed
     assert host(tmp_path / "keys", redis_client).current()[0] == old_id
     assert RedisKeyRegistry(redis_client).first() == old_id
+
+
+def test_the_quick_starts_keys_commands_find_meeple_runs_redis(
+        tmp_path: Path, redis_client: redis.Redis, redis_url: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`make run` sets the Redis setting for its own children only: the operator's
+    `meeple keys` finds its private Redis in var/redis (outside audit: after `rm -rf
+    var/keys` the README's way back, `rotate --anew`, did not reach it, and the API went on
+    refusing)."""
+    monkeypatch.delenv("MEEPLE_REDIS_URL", raising=False)
+    monkeypatch.delenv("MEEPLE_CONTROL_URL", raising=False)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "var" / "redis").mkdir(parents=True)
+    port = redis_url.rsplit(":", 1)[1].split("/")[0]
+    (tmp_path / "var" / "redis" / "port").write_text(f"{port}\n")
+    keys = tmp_path / "var" / "keys"
+    lost_id, _ = host(keys, redis_client).current()  # `meeple run`'s first record
+    shutil.rmtree(keys)
+    keys.mkdir()
+    listed = CliRunner().invoke(meeple, ["keys", "list", "--dir", str(keys)])
+    assert lost_id in listed.output, listed.output
+    rotated = CliRunner().invoke(meeple, ["keys", "rotate", "--anew", "--dir", str(keys)])
+    assert rotated.exit_code == 0, rotated.output
+    assert host(keys, redis_client).usable()  # the API signs again
+
+
+def test_housekeeping_never_signs_with_keys_that_are_not_the_services(
+        tmp_path: Path, redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The archive pass (and `meeple archive`) signed records with whatever key its
+    directory held (outside audit): only with the service's."""
+    host(tmp_path / "a", redis_client).current()
+    Keyring(tmp_path / "b").current()  # a key of its own, made before it met the service
+    monkeypatch.setenv("MEEPLE_KEYS_DIR", str(tmp_path / "b"))
+    assert signing_keys(redis_client) is None
+    monkeypatch.setenv("MEEPLE_KEYS_DIR", str(tmp_path / "a"))
+    assert signing_keys(redis_client) is not None

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from flask import Flask
@@ -194,3 +195,21 @@ def test_a_digest_holds_the_latest_notices_and_counts_the_rest(
     assert talk[0].startswith("... 50 earlier notices were not kept")
     assert len(talk) == MAX_HELD + 1
     assert digests.held(alice.id) == [] and digests.dropped(alice.id) == 0
+
+
+def test_notices_held_while_a_full_digest_is_sent_stay_for_the_next(meeple: Meeple) -> None:
+    """On a full list each new notice pushes the oldest out: releasing the digest's count of
+    the oldest then dropped notices it never carried (outside audit)."""
+    digests = Digests(meeple.redis)
+
+    def talk(n: int) -> dict[str, Any]:
+        return {"event": "message", "game_id": "g1", "version": n, "text": f"m{n}"}
+
+    for n in range(MAX_HELD):
+        digests.hold("p_alice", talk(n))
+    carried = digests.held("p_alice")
+    for n in range(MAX_HELD, MAX_HELD + 5):  # posted while the digest was being sent
+        digests.hold("p_alice", talk(n))
+    digests.release("p_alice", carried)
+    assert [item["text"] for item in digests.held("p_alice")] == [
+        f"m{n}" for n in range(MAX_HELD, MAX_HELD + 5)]
