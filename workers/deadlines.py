@@ -11,13 +11,21 @@ import structlog
 from rq import Queue, get_current_job
 from rq.job import Job
 
-from events.application.dispatch import STALE_JOB_SECONDS, RQDispatcher, notice_seat
+from events.accounts.profiles import Profiles
+from events.application.dispatch import (
+    HANDED_OVER,
+    REMIND,
+    STALE_JOB_SECONDS,
+    WEBHOOKS_QUEUE,
+    RQDispatcher,
+    notice_seat,
+)
 from events.application.meeple import Meeple
 from events.domain.deadlines import due
 from events.domain.table import Table
 from events.exceptions import DeadlineNotDue, StaleDeadline, VersionConflict
 from workers.jobs import _app
-from workers.notify import notify_player
+from workers.notify import delivery_id, handed_over, notify_player
 
 log = structlog.get_logger()
 
@@ -42,8 +50,13 @@ def remind(game_id: str, seat: int, started: int) -> str:
     assert table.deadline is not None
     if app.clock() >= due(clock, table.deadline):
         return "late"  # the service was down at its time: the expiry is what comes now
-    return notify_player(game_id, started, placed.player_id, "deadline_reminder",
-                         notice_seat(table, placed.player_id, seat))
+    hot = notice_seat(table, placed.player_id, seat)
+    if Profiles(app.redis).notify_setting(placed.player_id) == "webhook" and handed_over(
+            REMIND, (game_id, seat, started),
+            delivery_id(game_id, started, placed.player_id, "deadline_reminder", hot),
+            WEBHOOKS_QUEUE):
+        return HANDED_OVER  # there this job runs again, checks first
+    return notify_player(game_id, started, placed.player_id, "deadline_reminder", hot)
 
 
 def expire(game_id: str, seat: int, started: int) -> str:

@@ -330,6 +330,7 @@ class PlayerFollower:
         self._waiter: EventStore  # the session's, while iterating
         self._opened = now_iso()  # a game found later tells what it appended since
         self._left: dict[str, int] = {}  # games that left the watch: the version told
+        self._ended: set[str] = set()  # games whose end was told
 
     def __iter__(self) -> Iterator[list[Notice]]:
         with self._reads.session() as waiter:
@@ -385,7 +386,8 @@ class PlayerFollower:
             watch = self.watched.pop(game_id, None)
             if watch is not None and len(self._left) < LEFT_KEPT:
                 self._left[game_id] = watch.position  # told up to here, should it come back
-        new = [game for game_id, game in games.items() if game_id not in self.watched]
+        new = [game for game_id, game in games.items()
+               if game_id not in self.watched and game_id not in self._ended]
         for game, version in zip(new, self._app.store.versions([g["id"] for g in new]),
                                  strict=True):
             acting = self._acting_in(game)
@@ -438,6 +440,8 @@ class PlayerFollower:
         watch.position, watch.acting = fresh[-1]["v"], acting
         if any(e["type"] == "GameEnded" for e in fresh):
             self.watched.pop(game_id, None)
+            if len(self._ended) < LEFT_KEPT:
+                self._ended.add(game_id)  # a lobby entry that lags its end brings nothing back
         return notices
 
     @staticmethod

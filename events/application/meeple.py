@@ -466,34 +466,17 @@ class Meeple:
         TurnTimedOut and the table's consequence, in one append. StaleDeadline when that turn
         is over, DeadlineNotDue before its time (the caller may try again later)."""
         seed = self._seed(game_id)
+        # The stand-in's choices, by the state it chose in: table talk appended meanwhile
+        # changes no state, so deciding again (the draws of a later version differ, so a
+        # decision is never reused) does not search again what it searched already.
+        chosen: dict[str, str] = {}
+
         def attempt() -> Table:
             table = self.load(game_id)
-            decision = decide_timeout(table, seat, started, seed, self.clock(), time.monotonic)
-            return self._append_over_talk(table, decision, seed)
+            decision = decide_timeout(table, seat, started, seed, self.clock(), time.monotonic,
+                                      chosen)
+            return self._append_decision(table, decision, seed)
         return _on_the_latest_version(attempt)
-
-    def _append_over_talk(self, table: Table, decision: Decision, seed: bytes) -> Table:
-        """Append `decision`, made on `table`; if only table talk came in between, the same
-        decision at the new head: talk changes neither the state nor whose turn it is, and
-        a stand-in's search redone at every message never ends while people chat. (A table
-        on the clock folds the stored events onto the table they follow: `after_append`.)"""
-        decided_at = table.version
-        while True:
-            try:
-                return self._append_decision(table, decision, seed)
-            except VersionConflict:
-                table = self._after_talk_only(table.id, decided_at)
-
-    def _after_talk_only(self, game_id: str, version: int) -> Table:
-        """The game as it is now, if nothing but table talk was appended after `version`
-        (read again until the table loaded is the one that check saw); else VersionConflict."""
-        while True:
-            newer = self.talk_since(game_id, version)
-            if newer is None:
-                raise VersionConflict(current=self.store.version(game_id))
-            table = self.load(game_id)
-            if table.version == newer:
-                return table
 
     def resign(self, player: Player, game_id: str, seat: int | None = None,
                idempotency_key: str | None = None) -> Table:

@@ -9,6 +9,7 @@ never part of a Table.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import datetime
@@ -23,7 +24,7 @@ from events.domain.deadlines import (
     rank_resigned_last,
     restarted,
 )
-from events.domain.envelope import NewEvent
+from events.domain.envelope import NewEvent, canonical_json
 from events.exceptions import (
     AlreadyResigned,
     DeadlineNotDue,
@@ -415,10 +416,12 @@ TIMEOUT_MOVE_CAP = 500
 
 
 def decide_timeout(table: Table, seat: int, started: int, seed: bytes, now: datetime,
-                   timer: Clock | None = None) -> Decision:
+                   timer: Clock | None = None, chosen: dict[str, str] | None = None
+                   ) -> Decision:
     """TurnTimedOut for `seat`, whose turn started at version `started`, and the table's
     consequence. StaleDeadline if that turn is over; DeadlineNotDue before its time.
-    `timer`: for a stand-in bot with a time budget (read only to stop its search)."""
+    `timer`: for a stand-in bot with a time budget (read only to stop its search);
+    `chosen`: the stand-in's earlier choices by state (`decide_bot_turn`)."""
     clock = table.clock_of(seat)
     if table.deadline is None or table.status is not Status.ACTIVE or clock is None \
             or clock.version != started:
@@ -430,14 +433,17 @@ def decide_timeout(table: Table, seat: int, started: int, seed: bytes, now: date
     if table.deadline["on_expiry"] == "resign":
         resigned = decide_resign(after, seat, "system")
         return Decision([timed_out, *resigned.events], resigned.table)
-    played = decide_bot_turn(after, seat, seed, table.stand_in_level(), timer)
+    played = decide_bot_turn(after, seat, seed, table.stand_in_level(), timer, chosen=chosen)
     return Decision([timed_out, *played.events], played.table)
 
 
 def decide_bot_turn(table: Table, seat: int, seed: bytes, level: Level,
-                    timer: Clock | None = None, by: str = "system") -> Decision:
+                    timer: Clock | None = None, by: str = "system",
+                    chosen: dict[str, str] | None = None) -> Decision:
     """A `level` bot's moves for `seat` until this turn of its is over: it no longer has to
-    act, its next turn began (the game's `turn`), or the game ended."""
+    act, its next turn began (the game's `turn`), or the game ended. `chosen`: move ids by
+    the state they were chosen in, read and filled: a decision made again on the same
+    states (after table talk) chooses as before without searching again."""
     events: list[NewEvent] = []
     turn = table.turns().get(seat)
     for _ in range(TIMEOUT_MOVE_CAP):
@@ -445,9 +451,14 @@ def decide_bot_turn(table: Table, seat: int, seed: bytes, level: Level,
         if table.status is not Status.ACTIVE or seat not in turns or turns[seat] != turn:
             break
         assert table.state is not None
-        move = bot_move(table.game, table.state, seat, bot_rng(seed, table.version, seat),
-                        level, timer)
-        decision = decide_moves_for(table, seat, [{"id": move["id"]}], seed, by)
+        key = hashlib.sha256(canonical_json(table.state)).hexdigest()
+        move_id = chosen.get(key) if chosen is not None else None
+        if move_id is None:
+            move_id = bot_move(table.game, table.state, seat,
+                               bot_rng(seed, table.version, seat), level, timer)["id"]
+            if chosen is not None:
+                chosen[key] = move_id
+        decision = decide_moves_for(table, seat, [{"id": move_id}], seed, by)
         events += decision.events
         table = decision.table
     return Decision(events, table)

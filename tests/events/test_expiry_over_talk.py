@@ -1,10 +1,14 @@
-"""A turn's expiry, decided on a table, is appended over table talk that came in between (a
-stand-in's search redone at every message never ended while people chatted) but never over
-anything else: a move of the seat between the check and the reload once had the timeout
-appended after it, and the game never loaded again (outside audit)."""
+"""A turn's expiry that meets table talk between its decision and its append is decided again
+on the table as it now is: a decision is never reused at another version, since a move's
+random outcome (a reshuffle) comes from its own version (outside audit: reused, the stored
+facts differed from what the moves produce, or a later stand-in move was illegal and the
+game never loaded again). The stand-in's choices are kept by state, so a search is not
+redone for talk. Asking for Trobils (reshuffles), a random stand-in, every turn timed out."""
 
 from __future__ import annotations
 
+import copy
+import json
 from contextlib import suppress
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -14,53 +18,58 @@ import redis
 
 from events.accounts.players import Player
 from events.application.meeple import Meeple
+from events.domain.table import Status, Table
 from events.exceptions import MeepleError
 from events.store.clients import EventsClient
+from games.rng import Rng
 
-RP = "res-publica-2230ad"
 ALICE, BOB = Player("p_alice", "alice"), Player("p_bob", "bob")
 
 
-def test_a_move_between_the_talk_check_and_the_reload_is_never_overrun(
+def facts_that_differ(app: Meeple, game_id: str) -> list[int]:
+    """The versions whose stored facts are not what their move produces there."""
+    seed, differ = app._seed(game_id), []
+    for envelope in app.store.read(game_id, 1, None):
+        if envelope["type"] != "MovePlayed":
+            continue
+        before = app.table_at(game_id, envelope["v"] - 1)
+        assert before.state is not None
+        _, facts = before.game.play(copy.deepcopy(before.state), envelope["data"]["seat"],
+                                    envelope["data"]["move"],
+                                    Rng(before.rng_key(seed), envelope["v"]))
+        if json.loads(json.dumps(facts)) != envelope["data"]["facts"]:
+            differ.append(envelope["v"])
+    return differ
+
+
+def test_a_game_whose_every_expiry_meets_talk_stays_true_to_its_moves(
         redis_client: redis.Redis, events_redis: EventsClient,
         monkeypatch: pytest.MonkeyPatch) -> None:
     app = Meeple(redis_client, events=events_redis, min_move_seconds=1)
-    table = app.join_game(BOB, app.create_game(ALICE, RP, 2, deadline={
-        "hours": 1, "on_expiry": "bot"}).id)
-    seat = table.actors()[0]
-    player = next(p for p in (ALICE, BOB) if table.seats_of(p.id) == [seat])
-    other = BOB if player is ALICE else ALICE
-    clock = table.clock_of(seat)
-    assert clock is not None
-    app.clock = lambda: datetime.now(UTC) + timedelta(hours=2)  # the deadline has passed
-    real_append, real_talk = app._append_decision, app.talk_since
-    calls = {"append": 0, "talk": 0}
+    game_id = app.join_game(BOB, app.create_game(ALICE, "asking-for-trobils", 2, deadline={
+        "hours": 1, "on_expiry": "bot", "bot": "random"}).id).id
+    real_append, talk = app._append_decision, {"on": False}
 
-    def append(*args: Any, **kwargs: Any) -> Any:  # the first append meets talk meanwhile
-        calls["append"] += 1
-        if calls["append"] == 1:
-            app.post_message(other, table.id, "hurry up")
-        return real_append(*args, **kwargs)
-
-    def talk_since(game_id: str, version: int) -> Any:  # the seat moves right after it
-        answer = real_talk(game_id, version)
-        calls["talk"] += 1
-        if calls["talk"] == 1:
-            now = app.load(game_id)
-            assert now.state is not None
-            move = now.game.legal_moves(now.state, seat)[0]
-            app.play_moves(player, game_id, [{"id": move["id"]}], now.version, seat)
-        return answer
+    def append(table: Table, *args: Any, **kwargs: Any) -> Any:
+        if talk["on"]:  # a line of talk lands between the decision and its append
+            talk["on"] = False
+            app.post_message(ALICE, game_id, "hi")
+        return real_append(table, *args, **kwargs)
 
     monkeypatch.setattr(app, "_append_decision", append)
-    monkeypatch.setattr(app, "talk_since", talk_since)
-    # Decided again on the table as it now is (one turn, one deadline), or refused.
-    with suppress(MeepleError):
-        app.expire_turn(table.id, seat, clock.version)
-    types = [(e["type"], e["data"].get("seat")) for e in app.store.read(table.id, 1, None)]
-    moved = types.index(("MovePlayed", seat))
-    assert types[moved - 1] == ("MessagePosted", 1 - seat)
-    assert ("TurnTimedOut", seat) not in types[:moved]
-    # Whatever came after was decided on the table after the move: the game loads, and the
-    # stand-in's moves are legal where they stand.
-    Meeple(redis_client, events=events_redis).load(table.id)
+    talked = 0
+    for hours in range(2, 2000, 2):
+        table = app.load(game_id)
+        if table.status is not Status.ACTIVE:
+            break
+        seat = table.actors()[0]
+        clock = table.clock_of(seat)
+        assert clock is not None
+        app.clock = lambda h=hours: datetime.now(UTC) + timedelta(hours=h)  # type: ignore[misc]
+        talk["on"], before = True, table.version
+        with suppress(MeepleError):
+            app.expire_turn(game_id, seat, clock.version)
+        talked += not talk["on"] and app.load(game_id).version > before + 1
+    assert app.load(game_id).status is Status.ENDED and talked > 10
+    assert facts_that_differ(app, game_id) == []
+    Meeple(redis_client, events=events_redis).load(game_id)  # a fresh process loads it

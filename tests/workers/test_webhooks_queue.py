@@ -18,12 +18,14 @@ from flask import Flask
 from rq import Queue, SimpleWorker
 from rq.job import Job
 
+from events.accounts.players import Player
 from events.accounts.profiles import Profiles
 from events.application.digests import SEND_DIGEST, Digests
 from events.application.dispatch import NOTIFY_PLAYER, REMIND, RQDispatcher
 from events.application.meeple import Meeple
 from events.application.reconciler import GRACE_SECONDS, Reconciler
-from tests.workers.helpers import Receiver, caller, emails
+from games.rng import Rng
+from tests.workers.helpers import Receiver, caller, emails, one_move
 
 RP = "res-publica-2230ad"
 
@@ -123,11 +125,34 @@ def test_a_reminder_hands_its_webhook_to_the_webhooks_queue(
     work(meeple, "notify")
     assert receiver.requests == []
     reminder = f"notify-{table.id}-{clock.version}-{placed.player_id}-reminder"
-    assert job_ids(meeple, "webhooks", NOTIFY_PLAYER) == [f"handed-{reminder}"]
+    assert job_ids(meeple, "webhooks", REMIND) == [f"handed-{reminder}"]
     work(meeple, "webhooks")
     [(headers, body, _)] = receiver.requests
     assert headers["X-Meeple-Delivery"] == reminder  # the same id a receiver dedupes on
     assert json.loads(body)["event"] == "deadline_reminder"
+
+
+def test_a_handed_over_reminder_checks_again_that_its_turn_is_still_running(
+    flask_app: Flask, meeple: Meeple, receiver: Receiver
+) -> None:
+    """The webhooks worker may reach a reminder late: the turn played meanwhile, it says
+    nothing (outside audit: the handed job was a bare notice, sent about the next turn)."""
+    _, alice, _ = caller(flask_app, "alice")
+    _, bob, _ = caller(flask_app, "bob")
+    table = meeple.create_game(alice, RP, 2, deadline={"hours": 1, "on_expiry": "bot"})
+    table = meeple.join_game(bob, table.id)
+    seat = table.actors()[0]
+    placed, clock = table.seat_of(seat), table.clock_of(seat)
+    assert placed is not None and clock is not None
+    Profiles(meeple.redis).update(placed.player_id, {"webhook_url": receiver.url,
+                                                     "notify": "webhook"})
+    Queue("notify", connection=meeple.redis).enqueue(REMIND, table.id, seat, clock.version)
+    work(meeple, "notify")  # handed over
+    players = {s.seat: Player(s.player_id, s.name) for s in table.seats}
+    while seat in table.actors():  # the seat plays its turn before the webhooks worker runs
+        table = one_move(meeple, table, seat, players, Rng(b"late", table.version))
+    work(meeple, "webhooks")
+    assert [json.loads(body)["event"] for _, body, _ in receiver.requests] == []
 
 
 def test_a_notice_queued_before_its_player_chose_a_webhook_is_handed_over_once(
