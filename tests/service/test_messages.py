@@ -90,7 +90,8 @@ def test_messages_are_paginated_oldest_first(alice, bob):
     assert alice.get(f"/v1/games/{game_id}/messages?limit=0").status_code == 422
 
 
-def test_a_page_reads_a_bounded_slice_of_a_long_log(alice, bob, monkeypatch):
+def test_a_page_reads_a_bounded_slice_of_a_long_log(alice: Caller, bob: Caller,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """`messages?after=0&limit=1` on a game of 23,906 events read the whole log for one
     message (an outside audit: a second a request, one address slowing every route): a page
     reads at most SCAN_LIMIT events, and says where to go on."""
