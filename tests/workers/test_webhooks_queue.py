@@ -24,6 +24,8 @@ from events.application.digests import SEND_DIGEST, Digests
 from events.application.dispatch import NOTIFY_PLAYER, REMIND, RQDispatcher
 from events.application.meeple import Meeple
 from events.application.reconciler import GRACE_SECONDS, Reconciler
+from events.domain.deadlines import TurnClock
+from events.domain.table import Table
 from games.rng import Rng
 from tests.workers.helpers import Receiver, caller, emails, one_move
 
@@ -108,9 +110,10 @@ def test_a_webhook_players_notice_is_delivered_by_the_webhooks_worker(
     assert delivery == f"notify-{table.id}-{table.version}-{first}"
 
 
-def test_a_reminder_hands_its_webhook_to_the_webhooks_queue(
-    flask_app: Flask, meeple: Meeple, receiver: Receiver
-) -> None:
+def reminder_handed_over(flask_app: Flask, meeple: Meeple, receiver: Receiver
+                         ) -> tuple[Table, int, TurnClock, str]:
+    """A table with a deadline whose first actor takes webhooks, and that turn's reminder
+    run on `notify` (as RQ's scheduler queues it at its time): (table, seat, clock, player)."""
     _, alice, _ = caller(flask_app, "alice")
     _, bob, _ = caller(flask_app, "bob")
     table = meeple.create_game(alice, RP, 2, deadline={"hours": 1, "on_expiry": "bot"})
@@ -120,11 +123,17 @@ def test_a_reminder_hands_its_webhook_to_the_webhooks_queue(
     assert placed is not None and clock is not None
     Profiles(meeple.redis).update(placed.player_id, {"webhook_url": receiver.url,
                                                      "notify": "webhook"})
-    # The scheduler's moment: the reminder runs on `notify`, as RQ's scheduler queues it.
     Queue("notify", connection=meeple.redis).enqueue(REMIND, table.id, seat, clock.version)
     work(meeple, "notify")
+    return table, seat, clock, placed.player_id
+
+
+def test_a_reminder_hands_its_webhook_to_the_webhooks_queue(
+    flask_app: Flask, meeple: Meeple, receiver: Receiver
+) -> None:
+    table, seat, clock, player = reminder_handed_over(flask_app, meeple, receiver)
     assert receiver.requests == []
-    reminder = f"notify-{table.id}-{clock.version}-{placed.player_id}-reminder"
+    reminder = f"notify-{table.id}-{clock.version}-{player}-reminder"
     assert job_ids(meeple, "webhooks", REMIND) == [f"handed-{reminder}"]
     work(meeple, "webhooks")
     [(headers, body, _)] = receiver.requests
@@ -137,17 +146,7 @@ def test_a_handed_over_reminder_checks_again_that_its_turn_is_still_running(
 ) -> None:
     """The webhooks worker may reach a reminder late: the turn played meanwhile, it says
     nothing (outside audit: the handed job was a bare notice, sent about the next turn)."""
-    _, alice, _ = caller(flask_app, "alice")
-    _, bob, _ = caller(flask_app, "bob")
-    table = meeple.create_game(alice, RP, 2, deadline={"hours": 1, "on_expiry": "bot"})
-    table = meeple.join_game(bob, table.id)
-    seat = table.actors()[0]
-    placed, clock = table.seat_of(seat), table.clock_of(seat)
-    assert placed is not None and clock is not None
-    Profiles(meeple.redis).update(placed.player_id, {"webhook_url": receiver.url,
-                                                     "notify": "webhook"})
-    Queue("notify", connection=meeple.redis).enqueue(REMIND, table.id, seat, clock.version)
-    work(meeple, "notify")  # handed over
+    table, seat, _, _ = reminder_handed_over(flask_app, meeple, receiver)
     players = {s.seat: Player(s.player_id, s.name) for s in table.seats}
     while seat in table.actors():  # the seat plays its turn before the webhooks worker runs
         table = one_move(meeple, table, seat, players, Rng(b"late", table.version))
