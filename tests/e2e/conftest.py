@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -143,7 +144,13 @@ def live_server(redis_url: str, redis_client: Any, events_url: str,
     """gunicorn (deploy/gunicorn.conf.py) and `meeple worker`, both on the test redis (the
     games on the session's cluster where a test says so: `events_backend`)."""
     port = free_port()
-    env = server_env(redis_url, events_url, tmp_path / "keys", port)
+    with serving(server_env(redis_url, events_url, tmp_path / "keys", port), port) as base:
+        yield base
+
+
+@contextlib.contextmanager
+def serving(env: dict[str, str], port: int) -> Iterator[str]:
+    """gunicorn and a worker with its scheduler on `env`, until the block ends: its URL."""
     api = start_api(env)
     worker = start_worker(env, "--with-scheduler")
     base = f"http://127.0.0.1:{port}"

@@ -5,11 +5,16 @@ to SCREENSHOTS for a person to look at."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
-from collections.abc import Iterator
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from wsgiref.simple_server import WSGIRequestHandler, make_server
 
 import pytest
 from selenium import webdriver
@@ -21,10 +26,7 @@ from tests.conftest import free_port
 from tests.e2e.conftest import (  # noqa: F401  (live_server: a fixture, used by the tests here)
     live_server,
     server_env,
-    start_api,
-    start_worker,
-    stop_all,
-    wait_for,
+    serving,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,14 +50,8 @@ def default_limits_server(redis_url: str, redis_client: Any, events_url: str,
     port = free_port()
     env = server_env(redis_url, events_url, tmp_path / "keys", port)
     del env["MEEPLE_RATE_LIMIT"]
-    api = start_api(env)
-    worker = start_worker(env, "--with-scheduler")
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_for(base + "/healthz", api)
+    with serving(env, port) as base:
         yield base
-    finally:
-        stop_all([api, worker])
 
 
 @pytest.fixture(scope="session")
@@ -113,3 +109,39 @@ def screenshot(browser: webdriver.Chrome, name: str) -> Path:
     path = SCREENSHOTS / f"{name}.png"
     browser.save_screenshot(str(path))
     return path
+
+
+@contextlib.contextmanager
+def proxy(upstream: str, path_to: Callable[[str], str] = lambda path: path,
+          body_of: Callable[[str, int, bytes], bytes] = lambda path, status, body: body
+          ) -> Iterator[str]:
+    """A test server in front of `upstream`, until the block ends (its URL): each request
+    goes on with its headers, to `path_to(path)`; each answer comes back with
+    `body_of(path, status, body)`. What the tests of a page's distrust stand behind."""
+
+    def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> list[bytes]:
+        path = environ["PATH_INFO"] + ("?" + environ["QUERY_STRING"]
+                                       if environ.get("QUERY_STRING") else "")
+        request = urllib.request.Request(upstream + path_to(path), headers={
+            name[5:].replace("_", "-"): value for name, value in environ.items()
+            if name.startswith("HTTP_") and name != "HTTP_HOST"})
+        try:
+            with urllib.request.urlopen(request, timeout=30) as answer:
+                status, headers, body = answer.status, answer.headers, answer.read()
+        except urllib.error.HTTPError as error:
+            status, headers, body = error.code, error.headers, error.read()
+        body = body_of(path, status, body)
+        start_response(f"{status} X", [("Content-Type", headers["Content-Type"]),
+                                       ("Content-Length", str(len(body)))])
+        return [body]
+
+    class Quiet(WSGIRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = make_server("127.0.0.1", free_port(), app, handler_class=Quiet)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()

@@ -8,12 +8,9 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-import threading
 import time
-import urllib.request
 from collections.abc import Callable, Iterator
 from typing import Any
-from wsgiref.simple_server import WSGIRequestHandler, make_server
 
 import pytest
 from selenium.common.exceptions import (
@@ -26,9 +23,8 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from tests.conftest import free_port
 from tests.e2e.conftest import Http
-from tests.web.conftest import SCREENSHOTS, api_bodies, screenshot
+from tests.web.conftest import SCREENSHOTS, api_bodies, proxy, screenshot
 
 TIMINGS = SCREENSHOTS / "timings.json"
 
@@ -377,35 +373,17 @@ def tampering_proxy(live_server: str) -> Iterator[tuple[str, dict[str, int]]]:
     passes on (the move of the version it notes), and nothing else."""
     changed: dict[str, int] = {}
 
-    def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> list[bytes]:
-        path = environ["PATH_INFO"] + ("?" + environ["QUERY_STRING"]
-                                       if environ.get("QUERY_STRING") else "")
-        request = urllib.request.Request(live_server + path, headers={
-            name[5:].replace("_", "-"): value for name, value in environ.items()
-            if name.startswith("HTTP_") and name != "HTTP_HOST"})
-        try:
-            with urllib.request.urlopen(request, timeout=30) as answer:
-                status, headers, body = answer.status, answer.headers, answer.read()
-        except urllib.error.HTTPError as error:
-            status, headers, body = error.code, error.headers, error.read()
-        if path.endswith("/record") and status == 200:
-            record = json.loads(body)
-            move = [e for e in record["events"] if e["type"] == "MovePlayed"][10]
-            move["data"]["move"]["id"] += "-changed"
-            changed["v"] = move["v"]
-            body = json.dumps(record).encode()
-        start_response(f"{status} X", [("Content-Type", headers["Content-Type"]),
-                                       ("Content-Length", str(len(body)))])
-        return [body]
+    def tampered(path: str, status: int, body: bytes) -> bytes:
+        if not (path.endswith("/record") and status == 200):
+            return body
+        record = json.loads(body)
+        move = [e for e in record["events"] if e["type"] == "MovePlayed"][10]
+        move["data"]["move"]["id"] += "-changed"
+        changed["v"] = move["v"]
+        return json.dumps(record).encode()
 
-    class Quiet(WSGIRequestHandler):
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = make_server("127.0.0.1", free_port(), app, handler_class=Quiet)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_port}", changed
-    server.shutdown()
+    with proxy(live_server, body_of=tampered) as base:
+        yield base, changed
 
 
 def test_a_tampered_record_is_refused_at_the_changed_event(live_server, browser,

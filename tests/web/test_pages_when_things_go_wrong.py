@@ -8,14 +8,10 @@ from __future__ import annotations
 import contextlib
 import json
 import random
-import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
-from wsgiref.simple_server import WSGIRequestHandler, make_server
 
 import pytest
 from selenium.common.exceptions import ElementNotInteractableException
@@ -25,7 +21,7 @@ from selenium.webdriver.remote.webdriver import WebDriver
 
 from tests.conftest import free_port
 from tests.e2e.conftest import Http, download, server_env, start_api, stop_all, wait_for
-from tests.web.conftest import screenshot
+from tests.web.conftest import proxy, screenshot
 from tests.web.test_pages import (
     _click_a_move,
     before_each_page,
@@ -250,32 +246,14 @@ def swapping_proxy(live_server: str) -> Iterator[tuple[str, dict[str, str]]]:
     B's (genuine, signed) record, for each A: B in the dict it yields; all else as is."""
     swaps: dict[str, str] = {}
 
-    def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> list[bytes]:
-        path = environ["PATH_INFO"] + ("?" + environ["QUERY_STRING"]
-                                       if environ.get("QUERY_STRING") else "")
+    def swapped(path: str) -> str:
         for replayed, other in swaps.items():
             if path == f"/v1/games/{replayed}/record":
-                path = f"/v1/games/{other}/record"
-        request = urllib.request.Request(live_server + path, headers={
-            name[5:].replace("_", "-"): value for name, value in environ.items()
-            if name.startswith("HTTP_") and name != "HTTP_HOST"})
-        try:
-            with urllib.request.urlopen(request, timeout=30) as answer:
-                status, headers, body = answer.status, answer.headers, answer.read()
-        except urllib.error.HTTPError as error:
-            status, headers, body = error.code, error.headers, error.read()
-        start_response(f"{status} X", [("Content-Type", headers["Content-Type"]),
-                                       ("Content-Length", str(len(body)))])
-        return [body]
+                return f"/v1/games/{other}/record"
+        return path
 
-    class Quiet(WSGIRequestHandler):
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = make_server("127.0.0.1", free_port(), app, handler_class=Quiet)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_port}", swaps
-    server.shutdown()
+    with proxy(live_server, path_to=swapped) as base:
+        yield base, swaps
 
 
 def test_the_replay_refuses_another_games_record(live_server, browser, swapping_proxy):
