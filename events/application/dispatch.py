@@ -262,8 +262,8 @@ class RQDispatcher:
         """`before`: the table the commit started from (None for a new game); `by`: the
         player whose action it was (None for the system)."""
         for follow_up in follow_ups(table, before, by):
-            if self._wanted(follow_up):
-                self._submit(follow_up)
+            if (queue := self._route(follow_up)) is not None:
+                self._submit(follow_up, queue)
 
     def schedule_deadlines(self, table: Table, since: int = 0) -> int:
         """The reminder and the expiry of each turn clock started after version `since` (0:
@@ -281,8 +281,8 @@ class RQDispatcher:
     def after_message(self, table: Table, envelope: Envelope) -> None:
         """Table talk was posted: tell every other person at the table."""
         for follow_up in message_follow_ups(table, envelope):
-            if self._wanted(follow_up):
-                self._submit(follow_up)
+            if (queue := self._route(follow_up)) is not None:
+                self._submit(follow_up, queue)
 
     def reconcile(self, table: Table, before: Table | None, head: Envelope) -> Settled:
         """Queue again every follow-up of the commit `head` (which made `table` from `before`)
@@ -293,7 +293,8 @@ class RQDispatcher:
         jobs = (message_follow_ups(table, head) if head["type"] == "MessagePosted"
                 else follow_ups(table, before, head["by"]))
         for follow_up in jobs:
-            if not self._wanted(follow_up) or self._sent(follow_up):
+            queue = self._route(follow_up)
+            if queue is None or self._sent(follow_up):
                 continue
             job = Job.fetch_many([follow_up.job_id], connection=self._redis)[0]
             status = self.job_status(job)
@@ -312,7 +313,7 @@ class RQDispatcher:
             for lost in (job, self._handed_job(follow_up)):
                 if lost is not None:
                     lost.delete()
-            self._submit(follow_up)
+            self._submit(follow_up, queue)
             requeued += 1
         return Settled(done, requeued)
 
@@ -325,20 +326,29 @@ class RQDispatcher:
 
     # -- queueing ------------------------------------------------------------------------------
 
-    def _wanted(self, follow_up: FollowUp) -> bool:
-        if follow_up.func == SCORE_GAME:  # an imported game is never rated: a forged record
-            return self.store.origin(follow_up.args[0]) is None  # must not move a leaderboard
+    def _route(self, follow_up: FollowUp) -> str | None:
+        """The queue a follow-up goes on, or None when it is not wanted: a notice to a
+        player who takes none, or the scoring of an imported game (a forged record must
+        not move a leaderboard). A notice to a player whose channel is a webhook goes to
+        the `webhooks` queue (one that finds the channel changed when it runs is handed
+        over then: `workers.notify.handed_over`). One read of the profile a notice."""
+        if follow_up.func == SCORE_GAME:
+            return follow_up.queue if self.store.origin(follow_up.args[0]) is None else None
         if follow_up.player_id is None or follow_up.func != NOTIFY_PLAYER:
-            return True
-        return self.profiles.notify_setting(follow_up.player_id) != "none"
+            return follow_up.queue
+        setting = self.profiles.notify_setting(follow_up.player_id)
+        if setting == "none":
+            return None
+        return WEBHOOKS_QUEUE if setting == "webhook" else follow_up.queue
 
     def _sent(self, follow_up: FollowUp) -> bool:
         return follow_up.delivery is not None and self.profiles.already_sent(follow_up.delivery)
 
-    def _submit(self, follow_up: FollowUp) -> None:
+    def _submit(self, follow_up: FollowUp, queue_name: str | None = None) -> None:
+        """Queue `follow_up` on `queue_name` (default: its own queue)."""
         if Job.exists(follow_up.job_id, connection=self._redis):
             return  # already queued or done: the job is idempotent anyway
-        queue = self.queues[self._queue_name(follow_up)]
+        queue = self.queues[queue_name or follow_up.queue]
         # Retries with backoff for what reaches people; a bot's or the scorer's job is
         # queued again by the reconciler if it is lost.
         retry = self._retry if follow_up.queue == "notify" else None
@@ -356,15 +366,6 @@ class RQDispatcher:
             # Finished job records are kept briefly (they outweigh the game itself in Redis);
             # failed ones for a day, to be looked at.
             queue.enqueue(follow_up.func, *follow_up.args, result_ttl=60, **options)
-
-    def _queue_name(self, follow_up: FollowUp) -> str:
-        """A notice to a player whose channel is a webhook goes to the `webhooks` queue (a
-        notice that finds the channel changed when it runs is handed over then:
-        `workers.notify.handed_over`)."""
-        if (follow_up.func == NOTIFY_PLAYER and follow_up.player_id is not None
-                and self.profiles.notify_setting(follow_up.player_id) == "webhook"):
-            return WEBHOOKS_QUEUE
-        return follow_up.queue
 
     def _handed_job(self, follow_up: FollowUp) -> Job | None:
         if follow_up.delivery is None:
