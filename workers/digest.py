@@ -68,19 +68,21 @@ def send_digest(player_id: str, day: str) -> str:
 
 
 def where_you_stand(app: Meeple, game_id: str, player_id: str) -> dict[str, Any]:
-    """The game's title, what it asks of the player and their own part of the table, in the
-    game's words (`Game.describe`, as the turn emails show it)."""
+    """The game's title, what it asks of the player (at a seat that must act) and their own
+    part of the table, in the game's words (`Game.describe`, as the turn emails show it)."""
     try:
         table = app.load(game_id)
     except MeepleError:  # gone, or its rules no longer on this server
         return {}
     seats = table.seats_of(player_id)
-    view = table_view(table, seats[0]) if seats else None
+    # A player at several seats ("hot seat") is told of a seat that must act, not the first.
+    seat = next((s for s in seats if s in table.actors()), seats[0] if seats else None)
+    view = table_view(table, seat) if seat is not None else None
     if view is None:
         return {"title": table.game.title}
     names = table.names()
-    own = table.game.describe(view, seats[0], names)[:1]
-    return {"title": table.game.title, "seat": seats[0],
+    own = table.game.describe(view, seat, names)[:1]
+    return {"title": table.game.title, "seat": seat,
             "prompt": named(str(view.get("prompt") or ""), names),
             "yours": [line for part in own for line in part.lines]}
 

@@ -22,6 +22,7 @@ from events.application.meeple import Meeple
 from events.domain.table import Table
 from events.mail import reply_tokens
 from games.rng import Rng
+from games.text import named
 from tests.conftest import free_port
 from tests.workers.helpers import (
     Receiver,
@@ -33,7 +34,7 @@ from tests.workers.helpers import (
     sections,
     text_of,
 )
-from workers.digest import send_digest
+from workers.digest import send_digest, where_you_stand
 from workers.notify import DeliveryFailed
 
 RP = "res-publica-2230ad"
@@ -213,3 +214,22 @@ def test_notices_held_while_a_full_digest_is_sent_stay_for_the_next(meeple: Meep
     digests.release("p_alice", carried)
     assert [item["text"] for item in digests.held("p_alice")] == [
         f"m{n}" for n in range(MAX_HELD, MAX_HELD + 5)]
+
+
+def test_a_hot_seat_player_is_told_of_the_seat_that_must_act(meeple: Meeple) -> None:
+    """README: "if you hold several seats, each seat that comes to act gets its own turn
+    email"; the digest's "Awaiting your move" showed the first seat's prompt and hand even
+    when only the second had to act (left by session 37, fixed in session 38)."""
+    carol = Player("p_carol", "carol")
+    table = meeple.create_game(carol, RP, 2)
+    table = meeple.join_game(carol, table.id)
+    players = {0: carol, 1: carol}
+    rng = Rng(b"hot seat digest", 0)
+    while table.actors() != [1]:
+        table = one_move(meeple, table, table.actors()[0], players, rng)
+    assert table.state is not None
+    stand = where_you_stand(meeple, table.id, carol.id)
+    assert stand["seat"] == 1
+    prompts = [named(table.game.view(table.state, seat)["prompt"], table.names())
+               for seat in (0, 1)]
+    assert stand["prompt"] == prompts[1] != prompts[0]
