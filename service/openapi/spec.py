@@ -27,6 +27,11 @@ Content-Length or chunked alike); a record sent to
 `/v1/records/verify` or `/v1/records` at most 4 MB with an API key, 1 MB without, and at
 most 200,000 JSON objects and arrays.
 An id that cannot be a game id (1 to 64 letters, digits, `_` or `-`) names no game: `404`.
+
+Fields are held to the JSON type the schema names: an `integer` is written without a
+fraction or exponent (`2`, not `2.0` or `"2"`) and a `boolean` is `true` or `false` (not
+`1` or `"yes"`); anything else is `422`. A game's own limits (its seat counts, its
+options) are checked after the schema: `422 invalid_options`.
 """
 
 
