@@ -17,6 +17,8 @@ import os
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from itertools import groupby
+from operator import itemgetter
 from typing import Any
 
 from games.bots import Level
@@ -114,10 +116,13 @@ def restarted(envelope: dict[str, Any], turns_before: Mapping[int, int],
     return seats
 
 
-def rank_resigned_last(sheet: dict[str, Any], resigned: Sequence[int]) -> dict[str, Any]:
+def rank_resigned_last(sheet: dict[str, Any], resigned: Sequence[int], *,
+                       group_ties: bool = True) -> dict[str, Any]:
     """The score sheet with resigned seats ranked below everyone who played on (whose ranks,
     ties included, keep their order); among resigned seats, the earlier a seat resigned, the
-    lower it ranks. Each resigned seat's row says "resigned": true. No resignation: as is."""
+    lower it ranks. Each resigned seat's row says "resigned": true. No resignation: as is.
+    Seats still sharing a place stay one list in "ranking" when the game's own sheet grouped
+    its ties (`group_ties=False`: the flat list servers wrote before, which records keep)."""
     if not resigned:
         return sheet
     rows = {row["seat"]: dict(row) for row in sheet["seats"]}
@@ -131,6 +136,16 @@ def rank_resigned_last(sheet: dict[str, Any], resigned: Sequence[int]) -> dict[s
     for place, seat in enumerate(reversed(list(resigned)), start=len(stayed) + 1):
         rows[seat]["rank"] = place
         rows[seat]["resigned"] = True
-    ordered = [row["seat"] for row in stayed] + list(reversed(list(resigned)))
+    grouped = group_ties and any(isinstance(entry, list) for entry in sheet["ranking"])
+    ordered: list[int | list[int]] = [*_places(stayed, grouped), *reversed(list(resigned))]
     return {**sheet, "seats": [rows[row["seat"]] for row in sheet["seats"]],
             "ranking": ordered}
+
+
+def _places(rows: list[dict[str, Any]], grouped: bool) -> list[int | list[int]]:
+    """The seats of `rows` (in rank order) best first; with `grouped`, seats sharing a rank
+    as one list, as `games.standings.rank_tied_together` writes them."""
+    if not grouped:
+        return [row["seat"] for row in rows]
+    places = [[row["seat"] for row in same] for _, same in groupby(rows, key=itemgetter("rank"))]
+    return [place if len(place) > 1 else place[0] for place in places]
