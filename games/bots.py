@@ -32,6 +32,7 @@ LEVEL_RULE = ("random, greedy, or ismcts with an optional budget: ismcts-<10 to 
 _ISMCTS = re.compile(r"ismcts(?:-(\d{1,6})(ms|it))?")
 
 Clock = Callable[[], float]  # seconds, monotonic (time.monotonic); passed in: the rules read none
+FLOOR_MS = 250  # greedy's and an iteration search's moves come no sooner (see `move_floor`)
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,18 @@ def random_move(game: Game, state: State, seat: Seat, rng: Rng) -> Move:
     if not moves:
         raise ValueError(f"seat {seat} has no legal move")
     return rng.choice(moves)
+
+
+def move_floor(level: Level) -> float:
+    """The seconds a bot's move at a table with people must not come sooner than, so that
+    when it comes does not tell what the bot's seat holds (a hand with no card of a clan
+    leaves one legal move, played at once; greedy's time grows with its choices): a time
+    budget's own length, even for a seat's only move; FLOOR_MS for greedy and an iteration
+    budget (whose longer searches still take longer); nothing for random, whose time does
+    not depend on the hand."""
+    if level.kind == "random":
+        return 0.0
+    return (level.ms if level.ms is not None else FLOOR_MS) / 1000
 
 
 def bot_move(game: Game, state: State, seat: Seat, rng: Rng, level: Level,

@@ -10,13 +10,13 @@ import time
 import structlog
 
 from events.accounts.players import bot_player
-from events.application.meeple import Meeple
+from events.application.meeple import Meeple, wait_until
 from events.domain.envelope import NewEvent
 from events.domain.table import Status, Table
 from events.exceptions import GameOver, IllegalMoveError, NotYourTurn, VersionConflict
 from events.readmodels.ratings import Ratings
 from events.store.clients import Connections, connect
-from games.bots import GREEDY, Level, bot_move, bot_rng
+from games.bots import GREEDY, Level, bot_move, bot_rng, move_floor
 
 log = structlog.get_logger()
 
@@ -56,6 +56,8 @@ def play_bot_turn(game_id: str, version: int, seat: int) -> str:
     move = bot_move(table.game, table.state, seat, bot_rng(seed, version, seat), thinks,
                     time.monotonic)
     _count_thinking(app, game_id, seat, level, time.monotonic() - started, thinks)
+    if table.played_by_people():  # when it moves must not tell what its seat holds
+        wait_until(started + move_floor(thinks))
     at: int | None = version
     while at is not None:
         try:

@@ -65,7 +65,7 @@ from events.readmodels.lobby import Lobby, summary
 from events.store.archive_stores import GameArchive, open_archive
 from events.store.clients import Connections, EventsClient
 from events.store.event_store import EventStore
-from games.bots import GREEDY, RANDOM, Level
+from games.bots import GREEDY, RANDOM, Level, move_floor
 from games.contract import Game, Move
 from games.registry import GAMES, UnknownGame, get_game
 
@@ -472,9 +472,14 @@ class Meeple:
         chosen: dict[str, str] = {}
 
         def attempt() -> Table:
+            began = time.monotonic()
             table = self.load(game_id)
             decision = decide_timeout(table, seat, started, seed, self.clock(), time.monotonic,
                                       chosen)
+            # The stand-in's moves wait out their floor: when they come tells nothing of the
+            # seat's hand (one legal move is played at once).
+            moves = sum(event.type == "MovePlayed" for event in decision.events)
+            wait_until(began + moves * move_floor(table.stand_in_level()))
             return self._append_decision(table, decision, seed)
         return _on_the_latest_version(attempt)
 
@@ -943,3 +948,8 @@ def _draft(event: NewEvent, v: int) -> Envelope:
 
 __all__ = ["Meeple", "MessageResult", "MovesResult", "NoDispatch", "Dispatcher", "Status",
            "summary"]
+
+
+def wait_until(moment: float) -> None:
+    """Sleep until `moment` (time.monotonic), if it is still to come."""
+    time.sleep(max(0.0, moment - time.monotonic()))

@@ -143,6 +143,12 @@ class Table:
         placed = self.seat_of(seat)
         return seat in self.resigned or (placed is not None and placed.bot)
 
+    def played_by_people(self) -> bool:
+        """Whether a person still plays some seat (not a bot's, not resigned): then a bot's
+        moves wait out their floor (games.bots.move_floor), so their timing tells no one at
+        the table what the bot's seat holds."""
+        return any(not self.bot_played(placed.seat) for placed in self.seats)
+
     def bot_level(self, seat: int) -> Level | None:
         """The level of the bot that plays `seat`: a bot's own (its player id), or the
         table's stand-in level for a resigned seat; None for a seat its player plays."""

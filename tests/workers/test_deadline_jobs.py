@@ -27,8 +27,9 @@ from events.application.meeple import Meeple
 from events.domain import table as domain_table
 from events.domain.deadlines import TurnClock, parse_time
 from events.domain.table import Table
+from games.bots import Level, move_floor
 from tests.workers.helpers import Receiver
-from workers.deadlines import STAND_IN_CHECK, expire, remind
+from workers.deadlines import STAND_IN_CHECK, expire, expire_by_bot, remind
 
 RP = "res-publica-2230ad"
 
@@ -264,3 +265,17 @@ def test_table_talk_while_a_stand_in_thinks_does_not_undo_the_expiry(
     talk = len(searches)
     assert types[:talk + 1] == ["MessagePosted"] * talk + ["TurnTimedOut"]
     assert types[talk + 1:] == ["MovePlayed"] * talk  # each stand-in move searched once
+
+
+def test_a_stand_ins_moves_wait_out_their_floor(app: Meeple) -> None:
+    """A timed-out turn played by a greedy stand-in: its moves come no sooner than their
+    floor (games.bots.move_floor), so when they come does not tell the other seats how few
+    choices the absent player's hand left it (outside rules audit, session 38)."""
+    table, seat, clock = overdue(app, bot="greedy")
+    assert expire(table.id, seat, clock.version) == "to the ai queue"
+    began = time.monotonic()
+    assert expire_by_bot(table.id, seat, clock.version) == "expired"  # the `ai` queue's job
+    took = time.monotonic() - began
+    played = [e for e in app.events(table.id, table.version + 1) if e["type"] == "MovePlayed"]
+    assert played and all(e["by"] == "system" for e in played)
+    assert took >= len(played) * move_floor(Level.parse("greedy")), (took, len(played))

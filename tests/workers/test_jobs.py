@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from rq import Queue, SimpleWorker
 
@@ -10,7 +12,7 @@ from events.application.dispatch import RQDispatcher
 from events.application.meeple import Meeple
 from events.domain.table import Status
 from events.readmodels.ratings import Ratings
-from games.bots import Level, random_move
+from games.bots import FLOOR_MS, RANDOM, Level, move_floor, random_move
 from games.rng import Rng
 from workers import jobs
 from workers.jobs import _count_thinking, play_bot_turn, score_game
@@ -111,7 +113,8 @@ def test_bots_play_at_their_levels_and_the_leaderboard_lists_them_by_level(app):
         [e for e in app.events(table.id) if e["type"] == "MovePlayed"])
 
 
-def test_a_bot_at_a_human_table_is_rated_with_the_people(app):
+def test_a_bot_at_a_human_table_is_rated_with_the_people(app, monkeypatch):
+    monkeypatch.setattr("games.bots.FLOOR_MS", 0)  # its moves' timing is not what is tested
     alice = Player("p_alice", "alice")
     table = app.create_game(alice, TRAPPIST, 2, bots=[{"seat": 1, "level": "greedy"}])
     for _ in range(2000):  # alice plays random moves, the greedy bot its own
@@ -203,3 +206,48 @@ def test_table_talk_while_a_bot_thinks_does_not_throw_its_move_away(app, monkeyp
     assert play_bot_turn(table.id, table.version, 0) == "played"
     after = app.events(table.id, table.version + 1)
     assert [e["type"] for e in after] == ["MessagePosted", "MessagePosted", "MovePlayed"]
+
+
+def _timed_bot_turns(app: Meeple, table_id: str, people: dict[int, Player]
+                     ) -> list[tuple[int, float]]:
+    """(legal moves, seconds) of each bot turn until one with a single legal move and one
+    with several were seen; the people play random moves meanwhile."""
+    timed: list[tuple[int, float]] = []
+    for _ in range(400):
+        table = app.load(table_id)
+        assert table.status is Status.ACTIVE and table.state is not None
+        seat = table.actors()[0]
+        if seat in people:
+            move = random_move(table.game, table.state, seat, Rng(b"people", table.version))
+            app.play_moves(people[seat], table_id, [move], table.version, seat)
+            continue
+        choices = len(table.game.legal_moves(table.state, seat))
+        began = time.monotonic()
+        assert play_bot_turn(table_id, table.version, seat) == "played"
+        timed.append((choices, time.monotonic() - began))
+        if {n == 1 for n, _ in timed} == {True, False}:
+            return timed
+    raise AssertionError(f"no forced and unforced bot turn in 400 moves: {timed}")
+
+
+def test_a_bots_move_at_a_table_with_people_comes_no_sooner_when_it_is_forced(app):
+    """Hidden information never leaks, timing included (outside rules audit, session 38: a
+    Trappist One bot with no card of the hired worker's clan has one legal move, `skip`, and
+    played it at once, where holding one it searched its whole budget; every MovePlayed
+    carries its time). At a table with people, every bot move waits out its floor."""
+    alice = Player("p_alice", "alice")
+    table = app.create_game(alice, RP, 2, bots=[{"seat": 1, "level": "greedy"}])
+    timed = _timed_bot_turns(app, table.id, {0: alice})
+    floor = move_floor(Level.parse("greedy"))
+    assert floor == FLOOR_MS / 1000
+    assert all(seconds >= floor for _, seconds in timed), timed
+    # A time budget is spent in full, even on a seat's only move.
+    assert move_floor(Level.parse("ismcts-300ms")) == 0.3 and move_floor(RANDOM) == 0.0
+
+
+def test_bots_among_themselves_move_as_soon_as_they_have_chosen(app):
+    table = app.create_game(Player("p_host", "host"), RP, 2,
+                            bots=[{"seat": 0, "level": "greedy"}, {"seat": 1, "level": "greedy"}],
+                            join=False)
+    timed = _timed_bot_turns(app, table.id, {})
+    assert min(seconds for n, seconds in timed if n == 1) < move_floor(Level.parse("greedy"))
