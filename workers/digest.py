@@ -39,7 +39,9 @@ def send_digest(player_id: str, day: str) -> str:
     held = digests.held(player_id)
     awaiting = app.lobby.inbox(player_id, awaiting=True, limit=AWAITING_SHOWN)
     profile = profiles.get(player_id)
-    if not held and not awaiting.total:
+    # Held turn notices are told by what awaits the player now (a turn played since is over).
+    if not awaiting.total and not any(item["event"] != "your_turn" for item in held):
+        digests.release(player_id, held)
         return "nothing to say"
     digest = {
         "event": "digest", "day": day,

@@ -47,16 +47,21 @@ class AboutGame:
 
 
 def answer_reply(to: str, outcome: str, reason: str, game_id: str | None,
-                 player_id: str | None, answer_id: str) -> str:
+                 player_id: str | None, answer_id: str, seat: int | None = None) -> str:
     """Email `to` why their reply played nothing; with the player's current moves in the game
-    when the reply was theirs (`player_id`)."""
+    when the reply was theirs (`player_id`): those of the reply's `seat` when it acts (a
+    player may hold several), else of a seat of theirs that does."""
     app = _app()
     profiles = Profiles(app.redis)
     if profiles.already_sent(answer_id):
         return "already sent"
     table = _table(app, game_id)
-    message = _message(table, player_id, "your_turn") if table and player_id else None
-    about = _about(table, player_id) if outcome != "stopped" else None
+    message = None
+    if table and player_id:
+        message = (_message(table, player_id, "your_turn", seat=seat) if seat is not None
+                   else None) or _message(table, player_id, "your_turn")
+    about = _about(table, player_id, message["seat"] if message else seat) \
+        if outcome != "stopped" else None
     email = answer_email(to, outcome, reason, message, answer_id, game_id, about)
     if email["Reply-To"]:
         # A refused reply to this answer is counted, not answered whatever the count.
@@ -75,14 +80,16 @@ def _table(app: Meeple, game_id: str | None) -> Table | None:
         return None
 
 
-def _about(table: Table | None, player_id: str | None) -> AboutGame | None:
-    """The game and the player's seat in it (their first, if they hold several)."""
+def _about(table: Table | None, player_id: str | None, seat: int | None = None
+           ) -> AboutGame | None:
+    """The game and the player's seat in it: `seat` if it is theirs, else their first."""
     if table is None or player_id is None:
         return None
     seats = [s.seat for s in table.seats if s.player_id == player_id and not s.bot]
     if not seats:
         return None
-    return AboutGame(table.id, table.game.title, seats[0], table.version,
+    return AboutGame(table.id, table.game.title, seat if seat in seats else seats[0],
+                     table.version,
                      table.status is Status.ENDED, player_id)
 
 

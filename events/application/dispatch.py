@@ -220,7 +220,8 @@ def human_actors(table: Table | None) -> set[str]:
 
 def to_notify(table: Table, before: Table | None, by: str | None) -> list[Notice]:
     """Each person to tell about this commit: every person seated when the game ended
-    ("game_ended"; never the player whose action ended it), or the seats of people that
+    ("game_ended"; the player whose action ended it too: the score sheet is news to them,
+    and a webhook client learns the end no other way), or the seats of people that
     became actors ("your_turn"; never bots). Seats, not players: the seat that made a move
     was an actor already, so its player is not told of their own move, but a player at
     several seats is told when their move makes another of their seats act. A commit that
@@ -230,7 +231,7 @@ def to_notify(table: Table, before: Table | None, by: str | None) -> list[Notice
     if table.status is Status.ENDED:
         if before is not None and before.status is Status.ENDED:
             return []  # e.g. GameScored: the end was announced already
-        people = sorted({s.player_id for s in table.seats if not s.bot} - {by})
+        people = sorted({s.player_id for s in table.seats if not s.bot})
         return [Notice(player_id, "game_ended") for player_id in people]
     before_seats = set(before.human_actors()) if before is not None else set()
     notices = [Notice(placed.player_id, "your_turn", notice_seat(table, placed.player_id, seat))

@@ -128,7 +128,7 @@ class RQMailer:
     def answer(self, to: str, result: ReplyResult, player_id: str | None,
                answer_id: str) -> None:
         self._enqueue(ANSWER_REPLY, answer_id, to, result.outcome, result.reason,
-                      result.game_id, player_id, answer_id)
+                      result.game_id, player_id, answer_id, result.seat)
 
     def notify(self, game_id: str, version: int, player_id: str, event: str,
                seat: int | None = None) -> None:
@@ -202,7 +202,11 @@ class EmailReplies:
         log.info("email reply", outcome=result.outcome, game_id=token.game_id,
                  seat=token.seat, token_version=token.version, kind=kind,
                  sender_read=bool(sender))
-        if own and self._answers(result, token, kind, sender, table.version):
+        if result.outcome in ("played", "talked"):
+            # Its answer is the move itself: the same bytes again (a provider's retry after
+            # a timeout) are then "reused", and must not be told "nothing was played".
+            self.profiles.mark_sent(answer_id)
+        elif own and self._answers(result, token, kind, sender, table.version):
             self.mailer.answer(own, result, placed.player_id, answer_id)
         return result
 

@@ -25,8 +25,14 @@ _END_MARKERS = [
     re.compile(r"^-- ?$"),  # RFC 3676 signature separator ("-- "); many clients trim it
     re.compile(r"^_{5,}$"),  # Outlook's rule above the quoted email
     re.compile(r"^-{3,}\s*(original message|forwarded message)\s*-{3,}$", re.IGNORECASE),
-    re.compile(r"^(from|de|von):\s", re.IGNORECASE),  # a quoted header block
-    re.compile(r"^(sent from|envoyé de|gesendet von)\b", re.IGNORECASE),
+    # A quoted header block ("From:" in the reader's language: en, es/fr/pt, de, it, nl, sv).
+    re.compile(r"^(from|de|von|da|van|från):\s", re.IGNORECASE),
+    re.compile(r"^(sent from|envoyé de|gesendet von|sent with proton mail)\b", re.IGNORECASE),
+    # A phone's own signature in any language: "Von meinem iPhone gesendet", "Enviado desde
+    # mi iPhone", "Inviato da iPhone", "Verstuurd vanaf mijn iPhone", "Sent from my Android".
+    re.compile(r"^(?=.*\b(iphone|ipad|android)\b)(?=.*\b(sent|gesendet|enviado|inviato|"
+               r"verstuurd|verzonden|envoyé|skickat|sendt|wysłane|lähetetty)\b).{0,60}$",
+               re.IGNORECASE),
     re.compile(r"^get outlook for\b", re.IGNORECASE),
     re.compile(r"^on\b.*\bwrote:?$", re.IGNORECASE),
     re.compile(r"^le\b.*\ba écrit\s?:?$", re.IGNORECASE),
@@ -71,19 +77,23 @@ def part_text(message: EmailMessage, subtype: str) -> str:
         return ""
     if part is None or not isinstance(payload, bytes):
         return ""
-    text = payload.decode(codec_of(part.get_content_charset()), errors="replace")
+    try:
+        text = payload.decode(codec_of(part.get_content_charset()), errors="replace")
+    except (LookupError, UnicodeError):  # a codec that refuses to decode at all ("undefined")
+        text = payload.decode("utf-8", errors="replace")
     return html_to_text(text) if subtype == "html" else text
 
 
 def codec_of(charset: str | None) -> str:
     """The Python codec for a charset label: its alias if Python does not know it, UTF-8 if
-    it is unknown altogether (or missing: UTF-8 reads ASCII too)."""
+    it is unknown altogether (or missing: UTF-8 reads ASCII too), or no text encoding
+    (Python's "rot13", "zlib" or "base64" transform, not decode, bytes)."""
     name = CHARSET_ALIASES.get((charset or "").strip().lower(), charset or "utf-8")
     try:
-        codecs.lookup(name)
+        codec = codecs.lookup(name)
     except LookupError:
         return "utf-8"
-    return name
+    return name if getattr(codec, "_is_text_encoding", True) else "utf-8"
 
 
 def own_lines(text: str) -> list[str]:

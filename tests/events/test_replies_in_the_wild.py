@@ -52,3 +52,60 @@ def test_an_attribution_is_a_line_ending_in_a_colon_above_quoted_lines() -> None
     assert own_lines(text) == ["2"]
     # A colon with no quote below is the player's own text.
     assert own_lines("my moves:\n1\n2") == ["my moves:", "1", "2"]
+
+
+# --- session 38's player by post: phones, webmail and charsets that are no text encoding ---
+
+PHONE_SIGNATURES = [
+    "Von meinem iPhone gesendet",      # iOS, German
+    "Enviado desde mi iPhone",         # iOS, Spanish
+    "Inviato da iPhone",               # iOS, Italian
+    "Verstuurd vanaf mijn iPhone",     # iOS, Dutch
+    "Enviado do meu iPhone",           # iOS, Portuguese
+    "Sent from my Android phone",
+    "Sent with Proton Mail secure email.",  # Proton Mail's default
+]
+
+
+def plain_reply(body: str, charset: str = "utf-8") -> bytes:
+    return ("From: alice@example.org\r\nTo: play+x@localhost\r\n"
+            f"Content-Type: text/plain; charset={charset}\r\n\r\n{body}\r\n").encode()
+
+
+@pytest.mark.parametrize("signature", PHONE_SIGNATURES)
+def test_a_phones_default_signature_is_ignored(signature: str) -> None:
+    """README: signatures ("-- ", "Sent from my iPhone") are ignored: a phone's in any
+    language too (outside audit: "3" above "Von meinem iPhone gesendet" was unreadable)."""
+    assert reply_words(parse_message(plain_reply(f"3\r\n\r\n{signature}"))) == ["3"]
+
+
+def test_a_line_of_the_players_own_that_names_a_phone_is_kept() -> None:
+    assert reply_words(parse_message(plain_reply("3\r\nmy iPhone died, sorry"))) == \
+        ["3", "my", "iPhone", "died", "sorry"]
+
+
+OUTLOOK_WEB = ('<html><body><div>3</div><hr style="display:inline-block;width:98%" tabindex="-1">'
+               '<div id="divRplyFwdMsg" dir="ltr"><font face="Calibri, sans-serif">'
+               '<b>{frm}:</b> Meeple &lt;meeple@localhost&gt;<br><b>{sent}:</b> 6 dic 2026<br>'
+               '<b>A:</b> alice@example.org</font><div>&nbsp;</div></div>'
+               '<div><p>Your moves</p><ol><li>Request cards [request]</li></ol></div>'
+               '</body></html>')
+
+
+@pytest.mark.parametrize(("frm", "sent"), [("From", "Sent"), ("Da", "Inviato"),
+                                           ("Van", "Verzonden"), ("Från", "Skickat")])
+def test_an_outlook_web_reply_in_another_language(frm: str, sent: str) -> None:
+    """Outlook on the web quotes the original unindented below a header block whose "From:"
+    is in the reader's language: Italian, Dutch and Swedish were read as the reply's words."""
+    raw = ("From: alice@example.org\r\nTo: play+x@localhost\r\n"
+           "Content-Type: text/html; charset=utf-8\r\n\r\n"
+           + OUTLOOK_WEB.format(frm=frm, sent=sent) + "\r\n").encode()
+    assert reply_words(parse_message(raw)) == ["3"]
+
+
+@pytest.mark.parametrize("charset", ["undefined", "rot13", "zlib", "base64", "hex", "idna"])
+def test_a_charset_label_naming_no_text_encoding_is_read_as_utf8(charset: str) -> None:
+    """README: a label Python does not know is read "else as UTF-8"; Python knows these
+    names, but as codecs that transform bytes or refuse to decode: the inbound route was a
+    500 and `meeple smtpd` said 451, after the reply's address was used up."""
+    assert reply_words(parse_message(plain_reply("3", charset))) == ["3"]

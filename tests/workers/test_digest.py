@@ -233,3 +233,25 @@ def test_a_hot_seat_player_is_told_of_the_seat_that_must_act(meeple: Meeple) -> 
     prompts = [named(table.game.view(table.state, seat)["prompt"], table.names())
                for seat in (0, 1)]
     assert stand["prompt"] == prompts[1] != prompts[0]
+
+
+def test_no_digest_when_the_turns_it_held_are_over(
+        flask_app: Flask, meeple: Meeple, maildir: Path) -> None:
+    """"Only if there is something to say": a held turn notice whose turn the player played
+    (through the API) meanwhile is no news; a digest of nothing was sent, and without
+    List-Unsubscribe (outside audit, session 38)."""
+    _, pat, _ = caller(flask_app, "pat", email="pat@example.org", notify="email",
+                       digest="daily")
+    _, quinn, _ = caller(flask_app, "quinn")
+    table = meeple.create_game(pat, RP, 2)
+    table = meeple.join_game(quinn, table.id)
+    run_worker(meeple)
+    assert table.actors() == [0]
+    assert [h["event"] for h in Digests(meeple.redis).held(pat.id)] == ["your_turn"]
+    meeple.play_moves(pat, table.id, [{"id": "draw"}], expected_version=table.version)
+    run_worker(meeple)
+    assert pat.id not in {s.player_id for s in meeple.load(table.id).seats
+                          if s.seat in meeple.load(table.id).actors()}
+    assert send_digest(pat.id, scheduled_digest(meeple, pat.id).args[1]) == "nothing to say"
+    assert not [m for m in emails(maildir) if m["To"] == "pat@example.org"]
+    assert Digests(meeple.redis).held(pat.id) == []  # released: the next digest starts afresh

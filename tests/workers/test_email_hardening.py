@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from flask import Flask
 
 from events.application.meeple import Meeple
@@ -84,3 +85,33 @@ def test_headers_are_one_line_whatever_the_text() -> None:
 
     assert header_text("eve\r\nBcc: all@example.org wrote") == "eve Bcc: all@example.org wrote"
     assert header_text("a\u2028b\u0000c\u202ed") == "a b c d"
+
+
+@pytest.mark.parametrize("charset", ["undefined", "rot13", "zlib"])
+def test_a_reply_in_a_charset_that_is_no_text_encoding_plays(
+        flask_app: Flask, meeple: Meeple, maildir: Path, charset: str) -> None:
+    """README: a charset label Python does not know is read "else as UTF-8". Python knows
+    these names as codecs that do not decode text: `POST /v1/inbound/email` was a 500 (and
+    `meeple smtpd` a 451) after the reply's address was used up, so the provider's retry was
+    "reused" and the move lost (outside audit, session 38)."""
+    game = Game(flask_app, meeple, maildir)
+    email, turn = game.turn_email()
+    raw = (f"From: {email}\r\nTo: {turn['Reply-To']}\r\nSubject: Re: turn\r\n"
+           f"Content-Type: text/plain; charset={charset}\r\n\r\n1\r\n").encode()
+    before = game.versions()
+    assert game.send(raw)["outcome"] == "played"
+    assert game.versions() > before
+
+
+def test_a_providers_retry_of_a_played_reply_is_not_answered(
+        flask_app: Flask, meeple: Meeple, maildir: Path) -> None:
+    """One answer per message: the same bytes again (an inbound provider retries after a
+    timeout) are "reused", and the player is not mailed "Nothing was played" about a move
+    that was played (outside audit, session 38)."""
+    game = Game(flask_app, meeple, maildir)
+    email, turn = game.turn_email()
+    raw = reply(turn, "1", email)
+    assert game.send(raw)["outcome"] == "played"
+    answers = len([m for m in mails_to(maildir, email) if m["X-Meeple-Reply-Outcome"]])
+    assert game.send(raw)["outcome"] == "reused"
+    assert len([m for m in mails_to(maildir, email) if m["X-Meeple-Reply-Outcome"]]) == answers

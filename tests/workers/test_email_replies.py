@@ -186,12 +186,13 @@ def test_a_forged_token_changes_nothing_and_only_a_player_hears_why(game: Game) 
     assert game.versions() == before
 
 
-def test_a_replayed_reply_changes_nothing_and_is_answered(game: Game) -> None:
+def test_a_second_reply_to_a_played_email_changes_nothing_and_is_answered(game: Game) -> None:
     email, turn = game.turn_email()
-    raw = reply(turn, "1", email)
-    assert game.send(raw)["outcome"] == "played"
+    assert game.send(reply(turn, "1", email))["outcome"] == "played"
     after = game.versions()
-    assert game.send(raw)["outcome"] == "reused"
+    # Another reply to the same email (the same bytes again are a provider's retry, which
+    # is not answered: test_email_hardening.py).
+    assert game.send(reply(turn, "2", email))["outcome"] == "reused"
     assert game.versions() == after
     assert "used already" in text_of(answered(game, email, "reused"))
 

@@ -249,6 +249,33 @@ def test_meeple_smtpd_refuses_a_reply_whose_envelope_sender_is_not_its_from(
     assert reply_by_smtp(smtpd, latest, address, move) == "played"
 
 
+
+def test_the_answer_to_a_refused_reply_is_about_the_seat_it_came_from(
+        meeple: Meeple, provider: Provider, smtpd: int) -> None:
+    """README: "each seat that comes to act gets its own turn email"; a refused reply "is
+    answered by email with the reason and your current moves": of that seat (outside audit,
+    session 38: the answer to seat 1's reply listed seat 0's moves under seat 0's address,
+    and the player's next code played seat 0's secret pick)."""
+    who = people(meeple.redis, meeple)
+    kim, address = who[0]
+    table = meeple.create_game(kim, "trappist-one", 3)
+    table = meeple.join_game(kim, table.id, 1)  # kim holds seats 0 and 1
+    table = meeple.join_game(who[2][0], table.id, 2)
+    assert table.actors() == [0, 1, 2]  # the secret starting choice
+    run_rq_worker(meeple.redis)
+    (seat1,) = [m for m in turn_emails(provider, address, game_id=table.id)
+                if str(m.message["Reply-To"]).startswith(f"play+{table.id}-1-")]
+    since = provider.count()
+    assert reply_by_smtp(smtpd, seat1, address, "hello") == "unreadable"
+    run_rq_worker(meeple.redis)
+    (answer,) = [m for m in provider.to(address, since)
+                 if m.message["X-Meeple-Event"] == "reply_answer"]
+    assert str(answer.message["Reply-To"]).startswith(f"play+{table.id}-1-")
+    assert reply_by_smtp(smtpd, answer, address, "1") == "played"
+    after = meeple.load(table.id)
+    assert 0 in after.actors() and 1 not in after.actors()  # seat 1 chose, seat 0 still has to
+
+
 # --- 7. a daily digest does not hold the next step of the player's own turn ---
 
 
