@@ -37,7 +37,7 @@ class Trajan(PhasedGame):
         self.check_players(players)
         if options:
             self.options().load(options)  # no options: anything named is refused
-        return rules.setup(players, rng)
+        return rules.setup(players, rng, self.rules_version)
 
     def turn(self, state: State, seat: Seat) -> int:
         # Counts every turn (setup steps and the senate's bonus choice included): a seat that
@@ -49,5 +49,5 @@ class Trajan(PhasedGame):
 
 
 # Oldest first; a game keeps the rules it was created with (games.registry).
-VERSIONS: tuple[Trajan, ...] = (Trajan("1"),)
+VERSIONS: tuple[Trajan, ...] = (Trajan("1"), Trajan("2"))
 GAME = VERSIONS[-1]

@@ -26,6 +26,7 @@ from games.trajan.board import (
     colour_names,
     forum_kind,
     neighbours,
+    province_tiles,
     score_points,
     senate_place,
     site_name,
@@ -83,8 +84,10 @@ def military_options(state: State, seat: int) -> list[Move]:
         moves.append(_move("military", "camp", "Military: a piece from your supply to the "
                            "military camp"))
     for province in _adjacent(player["leader"]):
-        tile = state["provinces"][province]["tile"]
-        taken = f", take its {forum_kind(tile).replace('_', ' ')} tile" if tile else ""
+        tiles = province_tiles(state["provinces"][province])
+        kinds = ", ".join(forum_kind(t).replace("_", " ") for t in tiles)
+        taken = "" if not tiles else f", take its {kinds} tile" if len(tiles) == 1 else \
+            f", take its {len(tiles)} tiles ({kinds})"
         moves.append(_move("military", "move", f"Military: move your leader to "
                            f"{PROVINCES[province]['name']}{taken}", province,
                            province=province))
@@ -109,12 +112,17 @@ def military_apply(state: State, seat: int, move: Move, rng: Rng) -> list[Fact]:
         player["leader"] = province
         facts = [fact(f"{who(seat)} moves the leader to {PROVINCES[province]['name']}.",
                       seat=seat, province=province)]
-        tile = state["provinces"][province]["tile"]
-        if tile is not None:
-            state["provinces"][province]["tile"] = None
+        spot = state["provinces"][province]
+        # "take any tile that is currently there": version 2's pile, each tile as version 1
+        # takes its one, in the order they were laid
+        for tile in province_tiles(spot):
             player["tiles"].append(tile)
             facts.append(fact(f"{who(seat)} takes the {forum_kind(tile).replace('_', ' ')} "
                               f"tile there.", seat=seat, tile=tile, kind=forum_kind(tile)))
+        if "tiles" in spot:
+            spot["tiles"] = []
+        else:
+            spot["tile"] = None
         return facts
     points = legionnaire_points(state, seat, province)
     player["legion_camp"] -= 1

@@ -38,6 +38,37 @@ COLUMNS: int = int(DATA["district"]["columns"])
 CAMP = "camp"  # where the military leader starts; not a province
 
 
+def rules_of(state: State) -> int:
+    """The rules version a state is played under (README "Rules versions"): version 1 states
+    carry no "rules" key."""
+    return int(state.get("rules", 1))
+
+
+def piles_in_provinces(state: State) -> bool:
+    """Version 2: a province holds a pile of tiles (one more each quarter while it has no
+    figure), laid before the forum; the leader moving in takes them all."""
+    return rules_of(state) >= 2
+
+
+def demands_chosen(state: State) -> bool:
+    """Version 2: a player with more than one way to meet the demands chooses (quarter.py)."""
+    return rules_of(state) >= 2
+
+
+def province_tiles(spot: dict[str, Any]) -> list[str]:
+    """The tiles in a province, in the order they were laid: a version 2 province holds a
+    pile ("tiles"), a version 1 province one tile at most ("tile")."""
+    if "tiles" in spot:
+        return list(spot["tiles"])
+    return [] if spot["tile"] is None else [str(spot["tile"])]
+
+
+def _copy_spot(spot: dict[str, Any]) -> dict[str, Any]:
+    if "tiles" in spot:
+        return {"tiles": list(spot["tiles"]), "legions": list(spot["legions"])}
+    return {"tile": spot["tile"], "legions": list(spot["legions"])}
+
+
 def who(seat: int) -> str:
     return f"Player {seat + 1}"
 
@@ -94,6 +125,9 @@ _LISTS = ("deck", "forum", "forum_stack", "extra_stack", "bag", "senate_bonus", 
           "demand_stack", "demand_removed", "pending", "in_hand", "gone", "demands_done")
 
 
+MEETING_LISTS = ("open", "met", "spent")
+
+
 def copy_state(state: State) -> State:
     """A copy that shares nothing mutable with `state` (a generic deep copy is several times
     slower, and random playouts copy at every move)."""
@@ -107,8 +141,7 @@ def copy_state(state: State) -> State:
         books = state["provenance"]
         new["provenance"] = {**books, "pool": dict(books["pool"]), "ledger": list(books["ledger"])}
     new["trajan"] = {k: list(v) for k, v in state["trajan"].items()}
-    new["provinces"] = {k: {"tile": v["tile"], "legions": list(v["legions"])}
-                        for k, v in state["provinces"].items()}
+    new["provinces"] = {k: _copy_spot(v) for k, v in state["provinces"].items()}
     new["district"] = [{"tile": s["tile"], "workers": list(s["workers"])}
                        for s in state["district"]]
     new["senate"] = [list(stack) for stack in state["senate"]]
@@ -116,6 +149,9 @@ def copy_state(state: State) -> State:
     new["loading"] = None if state["loading"] is None else {
         **state["loading"], "cards": list(state["loading"]["cards"])}
     new["vote"] = None if state["vote"] is None else list(state["vote"])
+    if state.get("meeting") is not None:  # version 2: a seat choosing how to meet demands
+        meeting = state["meeting"]
+        new["meeting"] = {**meeting, **{k: list(meeting[k]) for k in MEETING_LISTS}}
     return new
 
 

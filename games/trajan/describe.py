@@ -222,7 +222,9 @@ def _military(view: View, names: Sequence[str]) -> Section:
     military = view["military"]
     lines = [f"Leaders in the military camp: {_seats(military['camp_leaders'], names)}"]
     for pr in military["provinces"]:
-        parts = [f"{_forum_name(pr['tile'])} tile"] if pr["tile"] else []
+        tiles = pr["tiles"] if "tiles" in pr else [pr["tile"]] if pr["tile"] else []
+        parts = [f"{_forum_name(tiles[0])} tile"] if len(tiles) == 1 else \
+            [f"{len(tiles)} tiles: {listed([_forum_name(t) for t in tiles])}"] if tiles else []
         if pr["leaders"]:
             parts.append(f"leaders: {_seats(pr['leaders'], names)}")
         if pr["legionnaires"]:
@@ -287,7 +289,8 @@ _DOING = {"start_cards": "takes a starting commodity card",
           "start_trajan": "takes a starting Trajan tile", "choose": "chooses a tray",
           "sow": "puts the action markers in the next trays", "action": "performs an action",
           "discard": "discards a commodity card", "load": "loads a ship",
-          "extra": "may spend an extra-action tile", "bonus": "chooses a bonus tile"}
+          "extra": "may spend an extra-action tile", "bonus": "chooses a bonus tile",
+          "demands": "chooses how to meet the people's demands"}
 
 
 def _turn(view: View, names: Sequence[str]) -> Section | None:
@@ -309,6 +312,10 @@ def _turn(view: View, names: Sequence[str]) -> Section | None:
         lines.append("An extra action was spent this turn.")
     if turn["loading"]:
         lines.append(_loading(view, turn["loading"]))
+    choice = view.get("demand_choice")
+    if choice:
+        lines += [f"Demands still to meet: {listed(choice['open'])}",
+                  f"Met so far: {listed(choice['met'])}"]
     return _titled("This turn", lines)
 
 

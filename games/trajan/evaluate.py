@@ -10,7 +10,8 @@ the points track, cards in hand, both camps, construction sets, and the bonus ti
 the seat has now) plus what is still to come:
 - the people's demands at the end of this quarter: those revealed and those still to be
   revealed this quarter, met as `quarter.meet_demands` meets them (Trajan demand tiles, then
-  forum tiles, then demand wildcards), less the forum tiles the seat may still take in its
+  forum tiles, then demand wildcards; in rules version 2's `demands` phase, only what each
+  seat has still to meet), less the forum tiles the seat may still take in its
   turns before the quarter ends; the penalty of the rest (-4 / -9 / -15). In each later
   quarter three more demands come, met by the kept Trajan demand tiles and the forum tiles
   left over, and by those still to be taken;
@@ -104,7 +105,7 @@ def rounds_left_in_quarter(state: State) -> float:
     """This round's part still to play (by the time track) and the quarter's later rounds."""
     if state["phase"] in ("start_cards", "start_trajan"):
         return float(ROUNDS)
-    if state["phase"] == "bonus":  # the quarter is over but for its last steps
+    if state["phase"] in ("demands", "bonus"):  # the quarter is over but for its last steps
         return 0.0
     part = 0.0 if state["round_over"] else 1.0 - state["time"] / state["lap"]
     return ROUNDS - int(state["round"]) + part
@@ -145,12 +146,17 @@ def forecast(state: State) -> tuple[list[float], list[float]]:
     senate = _senate(state)
     now = []
     later = []
+    meeting = state.get("meeting")  # version 2's `demands` phase: seat by seat
     for seat, player in enumerate(state["seats"]):
         now.append(float(sum(breakdown(state, seat).values())))
         space, height = senate_place(state, seat)
         points = TIE * (space + height / (players + 1))
         points += senate[seat]
-        points += _demands(player, coming, this_quarter, quarters_after, per_round * ROUNDS)
+        due = coming
+        if meeting is not None:  # the seats before have met them; the chooser has its rest
+            due = [] if seat < meeting["seat"] else \
+                list(meeting["open"]) if seat == meeting["seat"] else coming
+        points += _demands(player, due, this_quarter, quarters_after, per_round * ROUNDS)
         points += _trajan_tiles(player, own)
         points += _construction(player, own)
         later.append(points)

@@ -10,6 +10,8 @@
     discard      -> seaport: after drawing 2, discard 1
     load         -> seaport: load a ship unit by unit, then ship
     extra        -> spend an extra-action tile for one more action, or end the turn
+    demands      -> quarter end, version 2: a seat with more than one way to meet the
+                    demands chooses the tile for each demand that has a choice (quarter.py)
     bonus        -> quarter end: the senate's winner chooses a bonus tile (quarter.py)
     over
 
@@ -68,9 +70,12 @@ def _shuffled(items: list[str], rng: Rng) -> list[str]:
     return out
 
 
-def setup(players: int, rng: Rng) -> State:
+def setup(players: int, rng: Rng, rules_version: str = "1") -> State:
     """The summary's setup list, in its order; the two choices of setup (starting cards and
-    Trajan tiles) are the phases `start_cards` and `start_trajan`."""
+    Trajan tiles) are the phases `start_cards` and `start_trajan`. Version 1's state is
+    exactly what it always was (no "rules" key), so its golden records re-enact hash for hash;
+    a later version writes its number, a province's pile of tiles ("tiles") and the demand
+    choice's record ("meeting"; README "Rules versions")."""
     forum_stack = _shuffled(list(DATA["forum"]), rng)
     extra_stack = _shuffled(list(DATA["extra"]), rng)
     demand_tiles = _shuffled([d for d, n in DATA["demands"].items() for _ in range(n)], rng)
@@ -91,7 +96,7 @@ def setup(players: int, rng: Rng) -> State:
     deck = _shuffled([c for c in COMMODITIES for _ in range(int(DATA["cards_per_commodity"]))],
                      rng)
     piles = [[deck.pop()], [deck.pop()]]
-    return {
+    state: State = {
         "players": players, "phase": "start_cards", "active": 0, "turn": 1, "picks": 0,
         "quarter": 1, "round": 1, "time": 0, "lap": int(SETUP["lap"][str(players)]),
         "round_over": False, "seats": seats, "deck": deck, "piles": piles, "reshuffles": 0,
@@ -104,6 +109,12 @@ def setup(players: int, rng: Rng) -> State:
         "in_hand": [], "target": None, "plus2": False, "pending": [], "extra_used": False,
         "loading": None, "vote": None, "next": None,
     }
+    if rules_version != "1":
+        state["rules"] = int(rules_version)
+        state["provinces"] = {p: {"tiles": [spot["tile"]], "legions": []}
+                              for p, spot in provinces.items()}
+        state["meeting"] = None
+    return state
 
 
 # --- the two setup choices ---------------------------------------------------------------
@@ -405,14 +416,15 @@ MOVES: dict[str, Callable[[State, int], list[Move]]] = {
     "start_cards": start_cards_moves, "start_trajan": start_trajan_moves,
     "choose": choose_moves, "sow": sow_moves, "action": action_moves,
     "discard": discard_moves, "load": load_moves, "extra": extra_moves,
-    "bonus": quarter.bonus_moves, "over": lambda state, seat: [],
+    "bonus": quarter.bonus_moves, "demands": quarter.demand_moves,
+    "over": lambda state, seat: [],
 }
 
 PLAY: dict[str, Callable[[State, int, Move, Rng], list[Fact]]] = {
     "start_cards": play_start_cards, "start_trajan": play_start_trajan,
     "choose": play_choose, "sow": play_sow, "action": play_action,
     "discard": play_discard, "load": play_load, "extra": play_extra,
-    "bonus": quarter.play_bonus,
+    "bonus": quarter.play_bonus, "demands": quarter.play_demand,
 }
 
 

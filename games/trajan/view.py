@@ -55,6 +55,14 @@ def _forum_tile(tile: str | None) -> dict[str, Any] | None:
     return None if tile is None else {"tile": tile, "kind": forum_kind(tile)}
 
 
+def _province_tiles(spot: dict[str, Any]) -> dict[str, Any]:
+    """Version 1: `tile`, the one tile or null; version 2: `tiles`, the pile in the order
+    the tiles were laid (public, as the whole military map is)."""
+    if "tiles" in spot:
+        return {"tiles": [_forum_tile(t) for t in spot["tiles"]]}
+    return {"tile": _forum_tile(spot["tile"])}
+
+
 def mat_lines(player: Player) -> list[str]:
     """The six trays in their circle, for a person: "Seaport: orange, blue"."""
     lines = []
@@ -117,7 +125,7 @@ def _boards(state: State) -> dict[str, Any]:
                   "stack": len(state["forum_stack"]), "extra_stack": len(state["extra_stack"])},
         "military": {"camp_leaders": leaders.get("camp", []), "provinces": [
             {"province": p, "name": spec["name"], "points": spec["points"],
-             "tile": _forum_tile(state["provinces"][p]["tile"]),
+             **_province_tiles(state["provinces"][p]),
              "legionnaires": list(state["provinces"][p]["legions"]),
              "leaders": leaders.get(p, [])} for p, spec in PROVINCES.items()]},
         "trajan": [{"kind": k, "size": len(state["trajan"][k]),
@@ -162,7 +170,21 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
         **_boards(state),
         "prompt": prompt(state, seat),
         "score": score(state) if over else None,
+        **_meeting(state),
     }
+
+
+def _meeting(state: State) -> dict[str, Any]:
+    """Version 2 only: `demand_choice`, the seat choosing how to meet the demands and what it
+    has met and spent so far (public: the mat is), else null. A version 1 view has no such
+    key, as it never had."""
+    if "meeting" not in state:
+        return {}
+    meeting = state["meeting"]
+    if meeting is None:
+        return {"demand_choice": None}
+    return {"demand_choice": {"seat": meeting["seat"], "open": list(meeting["open"]),
+                              "met": list(meeting["met"]), "spent": list(meeting["spent"])}}
 
 
 PROMPTS = {
@@ -175,6 +197,8 @@ PROMPTS = {
     "load": "Load the ship, then ship the goods.",
     "extra": "Spend an extra-action tile for one more action, or end your turn.",
     "bonus": "You won the senate vote: choose a bonus tile (gold side).",
+    "demands": "Choose the tile that meets the people's demand: a matching forum tile or a "
+               "demand wildcard.",
     "over": "The game is over.",
 }
 

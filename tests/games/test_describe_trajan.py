@@ -23,16 +23,16 @@ NAMES = ["alice", "bob", "carol", "dave"]
 State = dict[str, Any]
 
 
-def states(players: int, seed: int) -> Iterator[State]:
-    """Every state of one whole game of random legal moves."""
+def states(players: int, seed: int, game: Any = GAME) -> Iterator[State]:
+    """Every state of one whole game of random legal moves (the newest rules unless told)."""
     rng = Rng(b"describe-trajan-%d" % seed, 1)
     choose = random.Random(seed)
-    state = GAME.setup(players, {}, rng)
+    state = game.setup(players, {}, rng)
     yield state
-    while not GAME.is_over(state):
-        seat = min(GAME.actors(state))
-        move = choose.choice(GAME.legal_moves(state, seat))
-        state, _ = GAME.play(state, seat, move, rng)
+    while not game.is_over(state):
+        seat = min(game.actors(state))
+        move = choose.choice(game.legal_moves(state, seat))
+        state, _ = game.play(state, seat, move, rng)
         yield state
 
 
@@ -141,3 +141,27 @@ def test_spectator_sees_every_seat_by_name() -> None:
     assert [s.title for s in sections[:3]] == NAMES[:3]
     assert all(line.startswith("Hand: ") and "card" in line
                for s in sections[:3] for line in s.lines if line.startswith("Hand: "))
+
+
+@pytest.mark.parametrize("version", ["1", "2"])
+def test_every_rules_version_names_the_provinces_tiles(version: str) -> None:
+    """The military map in words under either rules version: a version 1 province's one
+    tile, a version 2 province's pile ("2 tiles: bread, games"), each named as the military
+    move's label names it; every line short."""
+    game = get_game("trajan", version)
+    piles = 0
+    for i, state in enumerate(states(4, 21, game)):
+        if i % 7:
+            continue
+        view = game.view(state, None)
+        military = next(s for s in game.describe(view, None, NAMES) if s.title == "Military")
+        assert all(len(line) < 78 for line in military.lines)
+        for pr in view["military"]["provinces"]:
+            tiles = pr["tiles"] if version == "2" else [pr["tile"]] if pr["tile"] else []
+            line = next(ln for ln in military.lines if ln.startswith(pr["name"] + " ("))
+            if len(tiles) == 1:
+                assert f"{tiles[0]['kind'].replace('_', ' ')} tile" in line
+            elif len(tiles) > 1:
+                piles += 1
+                assert f"{len(tiles)} tiles: " in " ".join(military.lines)
+    assert piles or version == "1"

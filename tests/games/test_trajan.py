@@ -16,6 +16,7 @@ import pytest
 from marshmallow import ValidationError
 
 from games.contract import Fact, IllegalMove
+from games.registry import get_game
 from games.rng import Rng
 from games.trajan import GAME
 from games.trajan.board import (
@@ -30,6 +31,7 @@ from games.trajan.board import (
     SENATE,
     TRAJAN,
     TRAYS,
+    province_tiles,
 )
 from games.trajan.scoring import breakdown, construction_sets
 from games.trajan.view import mat_lines
@@ -131,11 +133,27 @@ def forum_tile(state: State, kind: str) -> str:
         if FORUM[tile]["kind"] == kind:
             state["forum"].remove(tile)
             return tile
-    for spot in state["provinces"].values():
-        if spot["tile"] is not None and FORUM[spot["tile"]]["kind"] == kind:
-            tile, spot["tile"] = spot["tile"], None
-            return str(tile)
+    for province in state["provinces"]:
+        for tile in tiles_in(state, province):
+            if FORUM[tile]["kind"] == kind:
+                set_tiles(state, province, [t for t in tiles_in(state, province) if t != tile])
+                return tile
     raise LookupError(kind)
+
+
+def tiles_in(state: State, province: str) -> list[str]:
+    """The tiles in a province (rules version 1: one at most; version 2: a pile)."""
+    return province_tiles(state["provinces"][province])
+
+
+def set_tiles(state: State, province: str, tiles: list[str]) -> None:
+    """Put these tiles in a province, in either version's shape (version 1: one at most)."""
+    spot = state["provinces"][province]
+    if "tiles" in spot:
+        spot["tiles"] = list(tiles)
+    else:
+        assert len(tiles) <= 1
+        spot["tile"] = tiles[0] if tiles else None
 
 
 def trajan_tile(state: State, kind: str, **want: Any) -> str:
@@ -174,7 +192,8 @@ def test_setup_boards(players: int) -> None:
     state = new_game(players)
     extra = [t for t in state["forum"] if t in DATA["extra"]]
     assert len(extra) == 3 and len(state["forum"]) == 3 + 3 * players
-    assert all(spot["tile"] in DATA["forum"] for spot in state["provinces"].values())
+    assert all(len(tiles_in(state, p)) == 1 and tiles_in(state, p)[0] in DATA["forum"]
+               for p in state["provinces"])
     assert len(state["district"]) == 20 and all(s["tile"] for s in state["district"])
     assert sorted(s["tile"] for s in state["district"]) == sorted(CONSTRUCTION)
     assert state["time"] == 0 and state["lap"] == {2: 11, 3: 16, 4: 21}[players]
@@ -625,10 +644,10 @@ def test_military_move_the_leader_and_take_the_tile() -> None:
     state = aim(started(2), 0, "military")
     moves = {m for m in ids(state, 0) if m.startswith("military:move:")}
     assert moves == {"military:move:alpes", "military:move:raetia", "military:move:noricum"}
-    tile = state["provinces"]["raetia"]["tile"]
+    [tile] = tiles_in(state, "raetia")
     state, _ = play(state, 0, "military:move:raetia")
     assert state["seats"][0]["leader"] == "raetia" and state["seats"][0]["tiles"] == [tile]
-    assert state["provinces"]["raetia"]["tile"] is None
+    assert tiles_in(state, "raetia") == []
     state = finish_turn(finish_turn(aim(state, 1, "senate")))
     state = aim(state, 0, "military")
     moves = {m.split(":")[2] for m in ids(state, 0) if m.startswith("military:move:")}
@@ -860,7 +879,7 @@ def test_the_bonus_tiles_and_the_rest_of_the_quarter_end() -> None:
     old_forum = list(state["forum"])
     state["ships"]["ship-pairs"] = "back"
     for province in ("alpes", "raetia", "noricum"):
-        state["provinces"][province]["tile"] = None
+        set_tiles(state, province, [])
     state["provinces"]["raetia"]["legions"] = [1]
     state["seats"][2]["leader"] = "noricum"
     state = finish_turn(aim(state, 0, "construction"))
@@ -874,9 +893,9 @@ def test_the_bonus_tiles_and_the_rest_of_the_quarter_end() -> None:
     assert senate_tile in state["gone"] and state["seats"][2]["tiles"] == []
     assert all(t in state["gone"] for t in old_forum)
     assert len(state["forum"]) == 3 + 9 and len(state["senate_bonus"]) == 2
-    assert state["provinces"]["alpes"]["tile"] is not None  # no figures there
-    assert state["provinces"]["raetia"]["tile"] is None  # a legionnaire
-    assert state["provinces"]["noricum"]["tile"] is None  # a leader
+    assert len(tiles_in(state, "alpes")) == 1  # no figures there
+    assert tiles_in(state, "raetia") == []  # a legionnaire
+    assert tiles_in(state, "noricum") == []  # a leader
     assert state["ships"]["ship-pairs"] == "front"
     assert state["quarter"] == 2 and state["round"] == 1 and state["demands"] == []
     assert state["active"] == 1 and state["phase"] == "choose" and state["turn"] > turn
@@ -901,14 +920,14 @@ def test_the_last_quarter_ends_after_every_step() -> None:
     state = quarter_end(2)
     state["quarter"] = 4
     state["ships"]["ship-pairs"] = "back"
-    state["provinces"]["alpes"]["tile"] = None
+    set_tiles(state, "alpes", [])
     bag = len(state["bag"])
     state = finish_turn(aim(state, 0, "construction"))
     state, facts = play(state, state["active"], ids(state, state["active"])[0])
     assert GAME.is_over(state) and state["quarter"] == 4
     assert len(state["senate_bonus"]) == 2 and len(state["bag"]) == bag - 2
     assert len(state["forum"]) == 3 + 3 * 2
-    assert state["provinces"]["alpes"]["tile"] is not None
+    assert len(tiles_in(state, "alpes")) == 1
     assert state["ships"]["ship-pairs"] == "front"
     assert facts[-1]["text"].startswith("The last quarter year tile is removed")
 
@@ -987,6 +1006,38 @@ def test_a_tie_goes_to_the_higher_senate_position() -> None:
     sheet = GAME.score(state)
     assert sheet["ranking"] == [0, 1, 2]
     assert [e["rank"] for e in sheet["seats"]] == [1, 2, 3]
+
+
+def test_at_the_end_the_tie_goes_to_the_top_of_the_start_space() -> None:
+    """"In case of a tie, the player occupying the higher position in the senate wins."
+    (l.88) The 4th quarter ends with every step, "Return all vote discs back to the start
+    space of the senate track with the fewest votes on the bottom and most votes on top"
+    (l.75) included (README decision 16), so at the end every disc is on the start space and
+    the higher position is the higher disc there: the 4th quarter's vote decides, whoever
+    was further along before it (README "Decisions", 16)."""
+    state = quarter_end(2)
+    state["quarter"] = 4
+    for name in ("B-military", "B-construction"):  # worth 0 to both: no pieces out
+        if name in state["bag"]:
+            state["bag"].remove(name)
+    for p in state["seats"]:
+        p["bonus"], p["points"], p["tiles"] = [], 0, []
+        for c in COMMODITIES:
+            state["deck"] += [c] * p["hand"][c]
+        p["hand"] = {c: 0 for c in COMMODITIES}
+        p["known"] = {c: 0 for c in COMMODITIES}
+    state["demands"] = []
+    state["senate_bonus"] = ["B-military", "B-construction"]
+    # seat 0 far along (space 7, 8 votes); seat 1 on space 2 (3 votes) and 10 in vote tiles
+    state["senate"] = [[], [], [1], [], [], [], [], [0]]
+    state["seats"][1]["tiles"] = [forum_tile(state, "votes_5"), forum_tile(state, "votes_5")]
+    state = finish_turn(aim(state, 0, "construction"))
+    assert state["vote"] == [1, 0]
+    state, _ = play(state, 1, "bonus:B-military")
+    assert GAME.is_over(state) and state["senate"][0] == [0, 1]  # seat 1 on top
+    sheet = GAME.score(state)
+    totals = {e["seat"]: e["total"] for e in sheet["seats"]}
+    assert totals[0] == totals[1] and sheet["ranking"] == [1, 0], sheet
 
 
 # --- what a seat knows -----------------------------------------------------------------------
@@ -1263,19 +1314,21 @@ def test_a_watching_seat_never_gets_the_loaders_true_hand_even_when_few_deals_ca
         game: int, version: int, seat: int) -> None:
     """States of random games (an outside audit's fuzzing) where about 1 deal in 100 lets
     the loader of a pairs ship go on: 200 draws were not always enough, and the loader's
-    true hand was then kept, so two states the seat cannot tell apart gave other worlds."""
+    true hand was then kept, so two states the seat cannot tell apart gave other worlds.
+    The games were played under rules version 1 (their moves lead there only under it)."""
+    game_1 = get_game("trajan", "1")
     players, seed = 2 + game % 3, f"fuzz/{game}".encode()
-    pick, state = Rng(b"moves" + seed, 0), GAME.setup(2 + game % 3, {}, Rng(seed, 0))
+    pick, state = Rng(b"moves" + seed, 0), game_1.setup(2 + game % 3, {}, Rng(seed, 0))
     for v in range(1, version):
-        actor = pick.choice(sorted(GAME.actors(state)))
-        state, _ = GAME.play(state, actor, pick.choice(GAME.legal_moves(state, actor)),
-                             Rng(seed, v))
+        actor = pick.choice(sorted(game_1.actors(state)))
+        state, _ = game_1.play(state, actor, pick.choice(game_1.legal_moves(state, actor)),
+                               Rng(seed, v))
     assert state["phase"] == "load" and state["active"] != seat and players > seat
     loader = state["active"]
-    twins = [GAME.determinize(state, seat, Rng(b"twin", k)) for k in range(5)]
+    twins = [game_1.determinize(state, seat, Rng(b"twin", k)) for k in range(5)]
     assert any(t != state for t in twins)
-    world = json.dumps(GAME.determinize(state, seat, Rng(b"worlds", 0)))
+    world = json.dumps(game_1.determinize(state, seat, Rng(b"worlds", 0)))
     for twin in twins:
-        assert GAME.view(twin, seat) == GAME.view(state, seat)
-        assert json.dumps(GAME.determinize(twin, seat, Rng(b"worlds", 0))) == world
-    assert GAME.legal_moves(json.loads(world), loader)
+        assert game_1.view(twin, seat) == game_1.view(state, seat)
+        assert json.dumps(game_1.determinize(twin, seat, Rng(b"worlds", 0))) == world
+    assert game_1.legal_moves(json.loads(world), loader)

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from games.contract import Fact
 from games.rng import Rng
-from games.trajan import GAME
+from games.trajan import VERSIONS, Trajan
 from games.trajan.board import (
     BONUS,
     COLOURS,
@@ -25,12 +25,15 @@ from games.trajan.board import (
     RULES,
     SETUP,
     TRAJAN,
+    province_tiles,
 )
 from tests.games import conformance as conf
 
 State = dict[str, Any]
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
 PLAYERS = st.integers(min_value=2, max_value=4)
+# Every rules version (games.trajan.VERSIONS): version 1 for its games, version 2 for new ones.
+RULES_VERSIONS = st.sampled_from(VERSIONS)
 
 
 # --- what must hold after every move -------------------------------------------------------
@@ -48,7 +51,7 @@ def assert_markers(state: State) -> None:
 def assert_tiles_conserved(state: State) -> None:
     """Every tile is in exactly one place; every card and demand tile is counted."""
     forum = state["forum_stack"] + state["extra_stack"] + state["forum"] + state["gone"]
-    forum += [s["tile"] for s in state["provinces"].values() if s["tile"]]
+    forum += [t for s in state["provinces"].values() for t in province_tiles(s)]
     trajan = [t for stack in state["trajan"].values() for t in stack]
     construction = [s["tile"] for s in state["district"] if s["tile"]]
     bonus = state["bag"] + state["senate_bonus"]
@@ -94,12 +97,27 @@ def assert_arch(state: State) -> None:
             assert p["slots"][p["arch"]] is None, f"seat {seat}: arch on a Trajan tile"
 
 
+def assert_provinces_laid(state: State, laid: dict[str, str]) -> None:
+    """Version 2: "Place a new forum tile in each province that does not contain any
+    figures", on the tiles already there, before the forum is laid: every such province got
+    one, unless the stack ran out (then the forum got none of its forum tiles)."""
+    leaders = {p["leader"] for p in state["seats"]}
+    figureless = {name for name, spot in state["provinces"].items()
+                  if not spot["legions"] and name not in leaders}
+    assert set(laid) <= figureless
+    assert all(state["provinces"][name]["tiles"][-1] == tile for name, tile in laid.items())
+    if set(laid) != figureless:
+        assert not state["forum_stack"] and all(t in DATA["extra"] for t in state["forum"])
+
+
 def begins_a_turn(state: State) -> bool:
     """The active seat is at the very start of a turn: a turn's first step, a setup step's
-    first pick, or the senate winner's bonus choice."""
+    first pick, the senate winner's bonus choice, or (version 2) a seat's first choice of a
+    tile to meet the demands."""
     phase = state["phase"]
     return phase in ("choose", "bonus") or (phase in ("start_cards", "start_trajan")
-                                            and state["picks"] == 0)
+                                            and state["picks"] == 0) \
+        or (phase == "demands" and not state["meeting"]["spent"])
 
 
 def point_changes(facts: list[Fact], players: int) -> list[int]:
@@ -117,15 +135,18 @@ def point_changes(facts: list[Fact], players: int) -> list[int]:
 
 
 @settings(max_examples=25, deadline=None)
-@given(seed=SEEDS, players=PLAYERS)
-def test_random_play_keeps_every_invariant(seed: int, players: int) -> None:
+@given(seed=SEEDS, players=PLAYERS, game=RULES_VERSIONS)
+def test_random_play_keeps_every_invariant(seed: int, players: int, game: Trajan) -> None:
     """After every move of a random legal game: 12 markers on each mat, 2 per colour ("2
     markers of each color"); every tile, card and piece in one place; the arch on a free slot
     or in the centre; `turn` changes exactly when a seat begins a turn (README decision 24);
     points change only by a listed rule, as the move's facts say; the time marker stays on
     its track, and a round ends exactly when it "arrives at or crosses the start space"; the
     game ends after exactly 4 quarters of 4 rounds, with 12 demands revealed ("Instead of
-    revealing a 4th demand, the quarter ends")."""
+    revealing a 4th demand, the quarter ends"). Version 2: a seat asked how to meet the
+    demands meets them all ("must"), and every province without a figure gets a tile at
+    every quarter's end while the stack lasts (rulebook l.78)."""
+    GAME = game  # noqa: N806 (the module's name for the game under test)
     playout = conf.Playout(GAME, players, seed)
     lap = playout.state["lap"]
     crossings = rounds = 0
@@ -143,6 +164,11 @@ def test_random_play_keeps_every_invariant(seed: int, players: int) -> None:
                 zip(after["seats"], step.state["seats"], strict=True)] == change
         assert 0 <= after["time"] < lap
         for f in step.facts:
+            if step.state["phase"] == "demands" and f["data"].get("seat") == step.seat:
+                assert f["data"].get("unmet", []) == [], f  # asked only when all can be met
+            if "rules" in after and "province(s) without figures" in f["text"]:
+                assert_provinces_laid(after, f["data"]["tiles"])
+        for f in step.facts:
             if "spaces" in f["data"]:
                 crossings += step.state["time"] + f["data"]["spaces"] >= lap
             if f["text"].startswith("Round ") and "round" in f["data"]:
@@ -157,10 +183,12 @@ def test_random_play_keeps_every_invariant(seed: int, players: int) -> None:
 
 
 @settings(max_examples=10, deadline=None)
-@given(seed=SEEDS, players=PLAYERS)
-def test_the_same_moves_with_the_same_rng_give_the_same_game(seed: int, players: int) -> None:
+@given(seed=SEEDS, players=PLAYERS, game=RULES_VERSIONS)
+def test_the_same_moves_with_the_same_rng_give_the_same_game(seed: int, players: int,
+                                                             game: Trajan) -> None:
     """A game is a function of its seed and its moves: replaying the recorded moves, each
     with the rng of its version, rebuilds every state and every fact exactly."""
+    GAME = game  # noqa: N806
     playout = conf.Playout(GAME, players, seed)
     steps = list(playout)
     state = GAME.setup(players, {}, conf.game_rng(playout.seed, conf.SETUP_VERSION))
@@ -172,12 +200,14 @@ def test_the_same_moves_with_the_same_rng_give_the_same_game(seed: int, players:
 
 
 @settings(max_examples=10, deadline=None)
-@given(seed=SEEDS, players=PLAYERS, at=st.integers(0, 10**6))
+@given(seed=SEEDS, players=PLAYERS, at=st.integers(0, 10**6), game=RULES_VERSIONS)
 def test_determinize_deals_anew_only_what_the_seat_cannot_know(
-        seed: int, players: int, at: int) -> None:
+        seed: int, players: int, at: int, game: Trajan) -> None:
     """Only the deck with the other hands' unknown cards (and what they drew from the deck
     since a reshuffle), the face-down stacks and the removed demand tiles are dealt anew, in
-    the same sizes; everything public is kept."""
+    the same sizes; everything public is kept (version 2's piles in the provinces and a
+    demand choice in progress included)."""
+    GAME = game  # noqa: N806
     steps = list(conf.Playout(GAME, players, seed))
     state = steps[at % len(steps)].state
     seat = at % players
