@@ -16,8 +16,9 @@ if TYPE_CHECKING:
 
 class AskingForTrobils(PhasedGame):
     """The game under one rules version (one of board.RULES; README.md, "Rules versions").
-    Only `setup` reads the version: it marks a version 2 state, and the rules branch on the
-    state (board.bumps_while_free), so a table keeps the rules it was dealt with."""
+    Only `setup` reads the version: it marks a version 2 or 3 state, and the rules branch on
+    the state (board.bumps_while_free, board.ties_as_lists), so a table keeps the rules it was
+    dealt with."""
 
     id = "asking-for-trobils"
     title = "Asking for Trobils"
@@ -57,6 +58,7 @@ class AskingForTrobils(PhasedGame):
 
 
 # Oldest first; a game keeps the rules it was created with (games.registry).
-# "1": bumping only on a full location; "2": also on Paradise and the Star while a space is free.
-VERSIONS: tuple[AskingForTrobils, ...] = (AskingForTrobils("1"), AskingForTrobils("2"))
+# "1": bumping only on a full location; "2": also on Paradise and the Star while a space is free;
+# "3": as "2", and seats sharing a rank are one list in the score sheet's ranking.
+VERSIONS: tuple[AskingForTrobils, ...] = tuple(AskingForTrobils(v) for v in RULES_VERSIONS)
 GAME = VERSIONS[-1]

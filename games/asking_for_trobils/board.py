@@ -9,7 +9,8 @@ State (top = last in every deck):
     riffraff   {"deck", "discard"};  stands: {location: {"card", "owner"}} (of 12 in all)
     connections {"deck", "offer"};  offer_reshuffles: how often three identical were replaced
     seats      one area per player, see `new_player`
-    rules      2 in a rules version 2 game; a version 1 state has no such key (see `RULES`)
+    rules      2 or 3 in a rules version 2 or 3 game; a version 1 state has no such key (see
+               `RULES`)
 """
 
 from __future__ import annotations
@@ -72,9 +73,9 @@ def copy_state(state: State) -> State:
 
 # --- rules versions -------------------------------------------------------------------------
 
-# The rules versions this package plays, oldest first. Version 2 setup writes its number into
-# the state; version 1 states (and the golden records of them) have no "rules" key at all.
-RULES: tuple[str, ...] = ("1", "2")
+# The rules versions this package plays, oldest first. Versions 2 and 3 setup write their number
+# into the state; version 1 states (and the golden records of them) have no "rules" key at all.
+RULES: tuple[str, ...] = ("1", "2", "3")
 
 
 def rules_of(state: State) -> int:
@@ -86,6 +87,14 @@ def bumps_while_free(state: State) -> bool:
     may be bumped too - "a Player may Place a Ship in the available space instead of Bumping":
     placing is the alternative, bumping stays allowed. Version 1 bumps only a full location."""
     return rules_of(state) >= 2
+
+
+def ties_as_lists(state: State) -> bool:
+    """Rules version 3: the score sheet's `ranking` holds the seats sharing a rank as one list
+    (`[[0, 1], 2]`), as every game's ScoreSheet does (games.standings.rank_tied_together).
+    Versions 1 and 2 list them one by one in seat order (`[0, 1, 2]`): their GameEnded results
+    are re-enacted by record verification, so they keep that shape."""
+    return rules_of(state) >= 3
 
 
 # --- resources ----------------------------------------------------------------------------

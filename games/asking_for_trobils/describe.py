@@ -216,11 +216,13 @@ def now(view: dict[str, Any], names: Sequence[str]) -> Section:
 def final_score(view: dict[str, Any], names: Sequence[str]) -> Section:
     sheets = {sheet["seat"]: sheet for sheet in view["score"]["seats"]}
     lines = []
-    for seat in view["score"]["ranking"]:
-        sheet = sheets[seat]
-        parts = [f"{'Trobils' if key == 'trobils' else name(key)} {n}"
-                 for key, n in sheet["breakdown"].items()]
-        lines += wrap(f"{sheet['rank']}. {seat_name(names, seat)}: {pts(sheet['total'])}", parts)
+    for place in view["score"]["ranking"]:  # a seat, or (rules version 3) tied seats
+        for seat in place if isinstance(place, list) else [place]:
+            sheet = sheets[seat]
+            parts = [f"{'Trobils' if key == 'trobils' else name(key)} {n}"
+                     for key, n in sheet["breakdown"].items()]
+            lines += wrap(f"{sheet['rank']}. {seat_name(names, seat)}: {pts(sheet['total'])}",
+                          parts)
     return section("Final score", lines)
 
 

@@ -1,13 +1,15 @@
 """Final scoring: Trobil points plus every revealed City's bonus; ties by Trobil points, then
-Trobil cards; players still tied share the rank."""
+Trobil cards; players still tied share the rank (from rules version 3 on, also one list in the
+`ranking`: board.ties_as_lists)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from games.asking_for_trobils.board import Player, State, connection_count, who
+from games.asking_for_trobils.board import Player, State, connection_count, ties_as_lists, who
 from games.asking_for_trobils.cards import CITIES, is_city, points
 from games.contract import Fact, fact
+from games.standings import rank_tied_together
 
 
 def all_trobils(player: Player) -> list[str]:
@@ -50,9 +52,12 @@ def score(state: State) -> dict[str, Any]:
         tiebreak = [parts["trobils"], len(all_trobils(player))]
         sheets.append({"seat": seat, "total": sum(parts.values()), "breakdown": parts,
                        "tiebreak": tiebreak})
+    if ties_as_lists(state):  # rules version 3: seats sharing a rank are one list
+        return {"seats": sheets, "ranking": rank_tied_together(sheets)}
     keys = [(s["total"], s["tiebreak"]) for s in sheets]
     for sheet, key in zip(sheets, keys, strict=True):
         sheet["rank"] = 1 + sum(1 for other in keys if other > key)
+    # rules versions 1 and 2: every seat once, tied seats in seat order (kept as recorded)
     ranking = [s["seat"] for s in sorted(sheets, key=lambda s: (s["rank"], s["seat"]))]
     return {"seats": sheets, "ranking": ranking}
 

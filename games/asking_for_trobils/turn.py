@@ -2,7 +2,7 @@
 ships back. Also the two RiffRaff phases that place a ship or interact again.
 
     turn            place:<loc> | place:<loc>:bump:<seat> | take-back
-                    (bump: a full location; rules version 2 also Paradise and the Star with room)
+                    (bump: a full location; rules version 2 on also Paradise and the Star with room)
     extra_turn      the same ship moves on: place:<loc>[:bump:<seat>] | pass
     interact_again  again:<loc> (a location where you have a ship) | pass
 
@@ -45,7 +45,7 @@ def turn_moves(state: State, seat: int) -> list[Move]:
 
 def placement_moves(state: State, seat: int, leaving: str | None = None) -> list[Move]:
     """Every location: a free space is taken; a full one is entered by bumping one ship there
-    ("There is no blocking."), which seat's ship is the player's choice. Rules version 2 also
+    ("There is no blocking."), which seat's ship is the player's choice. Rules version 2 on also
     offers those bumps while a space is free (board.bumps_while_free): only Paradise and the
     Star can hold a ship and have room, so every other location is as in version 1."""
     also_bump_when_free = bumps_while_free(state)

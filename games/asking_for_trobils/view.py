@@ -51,9 +51,11 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
         "prompt": prompt(state, seat),
         "score": score(state) if over else None,
     }
-    if over:  # "everything is visible"
+    if over:  # "everything is visible": every deck's cards in order, and the box
         shown["deck_cards"] = list(state["deck"])
         shown["box"] = list(state["box"])
+        shown["riffraff"]["deck_cards"] = list(state["riffraff"]["deck"])
+        shown["connections"]["deck_cards"] = list(state["connections"]["deck"])
     return shown
 
 
@@ -156,20 +158,25 @@ PROMPTS = {
 
 
 def determinize(state: State, seat: int, rng: Rng) -> State:
-    """Resample what `seat` cannot see: the order of the RiffRaff and Connection decks, and
+    """Resample what `seat` cannot know: the order of the RiffRaff and Connection decks, and
     which unseen Trobils and Cities are where.
 
-    Unseen Trobils are those in the deck and the others' face-down ones; unseen Cities are
-    those in the deck and in the box. Each other seat keeps its number of face-down Trobils,
-    the deck keeps its size, its number of Cities and its structure: the Cities are only
-    among its bottom 2 x (players + 1) cards, above them are Trobils only.
+    Unseen Trobils are those in the deck; unseen Cities are those in the deck and in the box.
+    Another seat's face-down Trobils are not unseen: a Trobil only ever reaches a player by a
+    capture at Paradise, face up, whose public fact names it (as the view did until the
+    flip), and "only the owner may look at the card" hides it from view, not from memory.
+    So every other seat keeps its flipped cards, as the seat saw them captured and thrown,
+    and they are not in the pool (no reachable state holds a face-down Trobil whose identity
+    was never public; a state built by hand with one is treated alike). The deck keeps its
+    size, its number of Cities and its structure: the Cities are only among its bottom
+    2 x (players + 1) cards, above them are Trobils only.
 
     Each pool of unseen cards is put in a canonical (sorted) order before it is shuffled, so
     the result depends on what the seat knows and on `rng` alone, never on the order the
     true state holds the hidden cards in.
 
-    Copy-on-write: the result has new decks, box and the others' areas; it shares everything
-    else with `state` (which it leaves alone)."""
+    Copy-on-write: the result has new decks and box; it shares everything else with `state`
+    (which it leaves alone)."""
     if state["phase"] == "over":
         return state
     new = dict(state)
@@ -177,7 +184,7 @@ def determinize(state: State, seat: int, rng: Rng) -> State:
     riffraff["deck"] = _shuffled(state["riffraff"]["deck"], rng)
     connections = new["connections"] = dict(state["connections"])
     connections["deck"] = _shuffled(state["connections"]["deck"], rng)
-    _redeal_trobils_and_cities(state, new, seat, rng)
+    _redeal_trobils_and_cities(state, new, rng)
     return new
 
 
@@ -189,13 +196,11 @@ def _shuffled(cards: list[str], rng: Rng) -> list[str]:
     return pool
 
 
-def _redeal_trobils_and_cities(state: State, new: State, seat: int, rng: Rng) -> None:
-    others = [s for s in range(state["players"]) if s != seat]
+def _redeal_trobils_and_cities(state: State, new: State, rng: Rng) -> None:
+    """The deck's Trobils and the unseen Cities (deck and box) dealt anew; every seat's
+    Trobils, face up or down, stay where they are (see `determinize`)."""
     deck = state["deck"]
-    trobils = [c for c in deck if not is_city(c)]
-    for s in others:
-        trobils += state["seats"][s]["flipped"]
-    trobils.sort()  # canonical: which Trobil is where is what is hidden
+    trobils = sorted(c for c in deck if not is_city(c))  # canonical: the order is hidden
     cities = sorted(c for c in deck + state["box"] if is_city(c))
     rng.shuffle(trobils)
     rng.shuffle(cities)
@@ -203,10 +208,5 @@ def _redeal_trobils_and_cities(state: State, new: State, seat: int, rng: Rng) ->
     mixed_size = min(len(deck), 2 * (state["players"] + 1))
     mixed = cities[:in_deck] + [trobils.pop() for _ in range(mixed_size - in_deck)]
     rng.shuffle(mixed)
-    top = [trobils.pop() for _ in range(len(deck) - mixed_size)]
-    new["deck"] = mixed + top
+    new["deck"] = mixed + trobils
     new["box"] = [c for c in state["box"] if not is_city(c)] + cities[in_deck:]
-    seats = new["seats"] = list(state["seats"])
-    for s in others:
-        flipped = [trobils.pop() for _ in state["seats"][s]["flipped"]]
-        seats[s] = {**seats[s], "flipped": flipped}

@@ -5,8 +5,9 @@ Rulebook: /work/shared/rulebooks/asking-for-trobils.txt (decisions where it is s
 built with `setup` and then edited with the helpers below, which move cards between places so
 every card stays in exactly one place.
 
-Rules versions: the scenarios run under the newest (GAME, version 2) unless they say "v1"; the
-two differ only in bumping on Paradise and the Star while a space is free (README.md, "Rules
+Rules versions: the scenarios run under the newest (GAME, version 3) unless they say "v1" or
+"v2"; version 2 differs from 1 only in bumping on Paradise and the Star while a space is free,
+version 3 from 2 only in the shape of the score sheet's `ranking` (README.md, "Rules
 versions"), and those tests are named for their version.
 
 Long (one test per rule sentence, in the rulebook's order) so that it reads alongside the
@@ -17,9 +18,11 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from marshmallow import ValidationError
 
 from games.asking_for_trobils import GAME, VERSIONS, AskingForTrobils, riffraff
@@ -41,7 +44,8 @@ from games.rng import Rng
 State = dict[str, Any]
 SHIPS = {2: (2, 2), 3: (1, 2), 4: (1, 2), 5: (1, 2), 6: (1, 1), 7: (1, 1)}
 ROCKETS = {t for t, spec in TROBILS.items() if spec["rocket"]}
-V1, V2 = VERSIONS
+V1, V2, V3 = VERSIONS
+ROOT = Path(__file__).resolve().parents[2]  # the repository
 
 
 # --- helpers ---------------------------------------------------------------------------------
@@ -186,17 +190,18 @@ def public_text(facts: list[Fact]) -> str:
 
 def test_game_metadata_and_registry() -> None:
     """Contract: id, title, 2-7 players, the Short Game Variant as the one option; rules
-    versions "1" and "2", a new table gets the newest."""
+    versions "1", "2" and "3", a new table gets the newest."""
     from games.registry import get_game
 
-    assert all(isinstance(game, Game) for game in VERSIONS) and GAME is V2
+    assert all(isinstance(game, Game) for game in VERSIONS) and GAME is V3
     assert get_game("asking-for-trobils") is GAME
     assert get_game("asking-for-trobils", "1") is V1 and get_game("asking-for-trobils", "2") is V2
+    assert get_game("asking-for-trobils", "3") is V3
     assert (GAME.title, GAME.min_players, GAME.max_players, GAME.rules_version) == (
-        "Asking for Trobils", 2, 7, "2")
-    assert V1.rules_version == "1"
+        "Asking for Trobils", 2, 7, "3")
+    assert (V1.rules_version, V2.rules_version) == ("1", "2")
     with pytest.raises(ValueError):
-        AskingForTrobils("3")
+        AskingForTrobils("4")
     assert GAME.options().load({}) == {"short_game": False}
     assert GAME.options().load({"short_game": True}) == {"short_game": True}
     with pytest.raises(ValidationError):
@@ -216,6 +221,17 @@ def test_component_counts() -> None:
     assert all(0 <= spec["credits"] <= 6 for spec in TROBILS.values())
     big = [t for t, spec in TROBILS.items() if spec["points"] >= 5]
     assert all(TROBILS[t]["cost"].get("megatrap") for t in big)  # "bigger Trobils"
+
+
+def test_texts_say_what_is_printed() -> None:
+    """"A Player may place 1 Ship on any Location on the Board" (not only on Paradise, one of
+    them); "there is more than 1 space" on Paradise and the Star: their 3 spaces are the
+    decisions note's number, a Meeple stand-in, not printed."""
+    summary = json.loads((ROOT / "service/web/summaries.json").read_text())["asking-for-trobils"]
+    assert "any location on the board" in summary and "of the planet Paradise" not in summary
+    header = json.loads((ROOT / "games/asking_for_trobils/cards.json").read_text())["_header"]
+    assert "3 on Paradise" not in header["printed"] and "more than 1 space" in header["printed"]
+    assert "the 3 spaces on Paradise and the Star" in header["meeple_stand_in"]
 
 
 def test_state_is_plain_json() -> None:
@@ -461,7 +477,7 @@ def test_rules_versions_differ_only_in_bumping_with_room() -> None:
     """Version 1 stays as it was: the same deal (only version 2 marks its state), and the same
     moves but for the bumps on Paradise and the Star while a space is free."""
     for players in (2, 5):
-        v1, v2 = (new_game(players, seed=players, game=game) for game in VERSIONS)
+        v1, v2 = (new_game(players, seed=players, game=game) for game in (V1, V2))
         assert "rules" not in v1 and v2.pop("rules") == 2 and v1 == v2
     v1, v2 = table(2, game=V1), table(2, game=V2)
     for state in (v1, v2):
@@ -473,6 +489,23 @@ def test_rules_versions_differ_only_in_bumping_with_room() -> None:
     assert "even while a space is free" in GAME.view(v2, 0)["prompt"]
     assert GAME.view(v1, 0)["prompt"] == (
         "Your turn: place a ship on a location (bump a ship if it is full).")
+
+
+def test_rules_version_3_differs_from_2_only_in_the_ranking_shape() -> None:
+    """Version 3 deals and plays as version 2 (its state says "rules": 3); only the score
+    sheet's `ranking` holds tied seats as one list (test_shared_rank_when_still_tied)."""
+    for players in (2, 5):
+        v2, v3 = (new_game(players, seed=players, game=game) for game in (V2, V3))
+        assert v2.pop("rules") == 2 and v3.pop("rules") == 3 and v2 == v3
+    v2, v3 = table(2, game=V2), table(2, game=V3)
+    for state in (v2, v3):
+        put_ship(state, 1, "paradise")
+        put_ship(state, 0, "nye")
+    assert ids(v2) == ids(v3) and GAME.view(v2, 0)["prompt"] == GAME.view(v3, 0)["prompt"]
+    after2, facts2 = do(v2, "place:paradise:bump:1")
+    after3, facts3 = do(v3, "place:paradise:bump:1")
+    assert after2.pop("rules") == 2 and after3.pop("rules") == 3
+    assert after2 == after3 and facts2 == facts3
 
 
 # --- Locations -----------------------------------------------------------------------------------
@@ -972,20 +1005,52 @@ def test_ties_by_trobil_points_then_trobil_cards() -> None:
     assert sheet["ranking"] == [2, 0, 1, 3]
 
 
-def test_shared_rank_when_still_tied() -> None:
-    """"If there's still a tie, the Player with the most Trobil Cards wins." - equal on all
-    three: the rank is shared (and the ranking lists them by seat)."""
-    state = table(3)
+def tied_three(game: Game = GAME) -> State:
+    """Seats 0 and 1 equal on points, Trobil points and Trobil cards; seat 2 behind."""
+    state = table(3, game=game)
     set_display(state, ["t01", "t02", "t07", "t08"])
     give_trobil(state, 0, "t04")  # 2 + 4 points, 2 cards
     give_trobil(state, 0, "t09")
     give_trobil(state, 1, "t05")  # 2 + 4 points, 2 cards
     give_trobil(state, 1, "t11")
     give_trobil(state, 2, "t15")  # 6 points, 1 card
-    sheet = GAME.score(state)
+    return state
+
+
+def test_shared_rank_when_still_tied() -> None:
+    """"If there's still a tie, the Player with the most Trobil Cards wins." - equal on all
+    three: the rank is shared, and (rules version 3) the tied seats are one list in the
+    ranking, as openapi's ScoreSheet says of every game's result: "seats tied for a place are
+    one list"."""
+    sheet = GAME.score(tied_three())
+    assert [s["rank"] for s in sheet["seats"]] == [1, 1, 3]
+    assert sheet["ranking"] == [[0, 1], 2]
+    assert [s["tiebreak"] for s in sheet["seats"]] == [[6, 2], [6, 2], [6, 1]]
+    state = tied_three()
+    state["seats"][2]["trobils"] = []  # seat 2 now 0 points: still alone, last
+    assert GAME.score(state)["ranking"] == [[0, 1], 2]
+
+
+@pytest.mark.parametrize("game", [V1, V2], ids=["v1", "v2"])
+def test_v1_v2_shared_rank_listed_seat_by_seat(game: AskingForTrobils) -> None:
+    """Rules versions 1 and 2 keep the ranking their GameEnded results recorded: every seat
+    alone, tied seats in seat order (the ranks are the same as in version 3)."""
+    sheet = game.score(tied_three(game))
     assert [s["rank"] for s in sheet["seats"]] == [1, 1, 3]
     assert sheet["ranking"] == [0, 1, 2]
-    assert [s["tiebreak"] for s in sheet["seats"]] == [[6, 2], [6, 2], [6, 1]]
+    v3 = GAME.score(tied_three())
+    assert sheet["seats"] == v3["seats"]
+
+
+def test_ranking_matches_the_published_score_sheet() -> None:
+    """The game's schema (both shapes) and openapi's ScoreSheet describe `ranking` alike."""
+    spec = yaml.safe_load((ROOT / "openapi.yaml").read_text())
+    doc = spec["components"]["schemas"]["ScoreSheet"]["properties"]["ranking"]["description"]
+    assert "tied for a place are one list" in doc
+    schema = json.loads((ROOT / "games/asking_for_trobils/schema.json").read_text())
+    ranking = schema["$defs"]["score_sheet"]["properties"]["ranking"]
+    assert "rules version 3" in ranking["description"]
+    assert [item.get("type", "seat") for item in ranking["items"]["anyOf"]] == ["seat", "array"]
 
 
 # --- the Short Game Variant ----------------------------------------------------------------------
@@ -1025,8 +1090,31 @@ def test_determinize_keeps_what_the_seat_knows() -> None:
         assert not any(is_city(c) for c in deck[10:]) and sum(is_city(c) for c in deck) == 5
         assert all_cards(other) == FULL
         others.add(other["seats"][1]["flipped"][0])
-    assert len(others) > 1 and "t09" not in others
+    # A Trobil reaches a player only face up (a capture names it to everyone): another seat's
+    # face-down Trobil is remembered, not dealt anew.
+    assert others == {"t18"}
     assert GAME.determinize(state, 1, rng())["seats"][1]["flipped"] == ["t18"]
+
+
+@pytest.mark.parametrize("game", VERSIONS, ids=lambda g: f"v{g.rules_version}")
+def test_determinize_remembers_a_trobil_seen_captured_and_thrown(game: AskingForTrobils) -> None:
+    """Contract: determinize deals "a full state `seat` cannot tell from `state` ... from what
+    the seat knows alone". Seat 0 saw seat 1 capture Trobil 18 face up and throw it into the
+    Star; "Once a Trobil Card is flipped over, only the owner may look at the card" hides it
+    from view, not from memory, so every world keeps it with seat 1 (all rules versions:
+    determinize is not part of the record)."""
+    state = table(2, active=1, game=game)
+    set_display(state, ["t18", "t02", "t04"])
+    set_res(state, 1, space_carrot=9, space_slug=9, trap=9, megatrap=9)
+    state, facts = do(state, "place:paradise", "trobil:t18")
+    assert "t18" in public_text(facts) and state["seats"][1]["trobils"] == ["t18"]
+    state, _ = do(state, "place:nye", "place:star", "flip:t18")
+    assert state["seats"][1]["flipped"] == ["t18"] and GAME.view(state, 0)["players"][1][
+        "trobils"] == []
+    for n in range(20):
+        world = game.determinize(state, 0, Rng(b"worlds", n))
+        assert world["seats"][1]["flipped"] == ["t18"] and "t18" not in world["deck"]
+        assert game.view(world, 0) == game.view(state, 0) and all_cards(world) == FULL
 
 
 def test_everything_visible_once_over() -> None:
@@ -1038,6 +1126,12 @@ def test_everything_visible_once_over() -> None:
     shown = GAME.view(state, 0)
     assert shown["players"][1]["flipped"] == ["t18"] and shown["score"] is not None
     assert "deck_cards" in shown and GAME.determinize(state, 0, rng()) == state
+    assert shown["deck_cards"] == state["deck"] and shown["box"] == state["box"]
+    assert shown["riffraff"]["deck_cards"] == state["riffraff"]["deck"]
+    assert shown["connections"]["deck_cards"] == state["connections"]["deck"]
+    state["phase"] = "turn"  # before the end: counts only
+    shown = GAME.view(state, 0)
+    assert "deck_cards" not in shown["riffraff"] and "deck_cards" not in shown["connections"]
 
 
 # --- contract ------------------------------------------------------------------------------------

@@ -168,3 +168,21 @@ def test_a_visit_in_progress() -> None:
             assert "buy a Connection" in text_of(describe(state, seat), "Now")
             return
     raise AssertionError("no Station visit with one Connection bought")
+
+
+def test_final_score_with_a_shared_rank_under_every_version() -> None:
+    """"If there's still a tie, the Player with the most Trobil Cards wins." - still tied,
+    they share the rank: the final score reads the same whether the ranking lists them one
+    by one (rules versions 1 and 2) or as one list (version 3)."""
+    from games.asking_for_trobils import VERSIONS
+    from tests.games.test_asking_for_trobils import tied_three
+
+    texts = []
+    for game in VERSIONS:
+        state = tied_three(game)
+        state["phase"], state["visit"] = "over", None
+        view = game.view(state, None)
+        texts.append(text_of(game.describe(view, None, NAMES[:3]), "Final score"))
+    assert texts[0] == texts[1] == texts[2]
+    lines = [line for line in texts[2].splitlines() if line[0].isdigit()]
+    assert [line.split(":")[0] for line in lines] == ["1. alice", "1. bob", "3. carol"]
