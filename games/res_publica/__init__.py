@@ -14,9 +14,10 @@ if TYPE_CHECKING:
 
 
 class ResPublica(PhasedGame):
-    """The game under one rules version: "1" (as first hosted) or "2" (the rules as printed,
-    README "Rules versions"). The version is written into the state at setup, so the rules
-    code follows the state it is given."""
+    """The game under one rules version (README "Rules versions"): "1" (as first hosted), "2"
+    (the rules as printed), "3" (an "or" names as many cards on each side) or "4" (an answer
+    once begun is given, not passed; draw options count what they draw). The version is
+    written into the state at setup, so the rules code follows the state it is given."""
 
     id = "res-publica-2230ad"
     title = "Res Publica 2230 AD"
@@ -49,5 +50,7 @@ class ResPublica(PhasedGame):
 
 
 # Oldest first; a game keeps the rules it was created with (games.registry).
-VERSIONS: tuple[ResPublica, ...] = (ResPublica("1"), ResPublica("2"), ResPublica("3"))
+VERSIONS: tuple[ResPublica, ...] = (
+    ResPublica("1"), ResPublica("2"), ResPublica("3"), ResPublica("4"),
+)
 GAME = VERSIONS[-1]

@@ -47,6 +47,19 @@ def or_counts_match(state: State) -> bool:
     return int(state.get("rules", 1)) >= 3
 
 
+def answers_bind(state: State) -> bool:
+    """Rules version 4: each drafting step of an answer is a move the others see (not what it
+    names), so an opponent who has begun drafting an answer may no longer pass, and "and" and
+    "or" follow a first card type whatever the drafter holds (README "Rules versions")."""
+    return int(state.get("rules", 1)) >= 4
+
+
+def draws_counted(state: State) -> bool:
+    """Rules version 4: a draw option's label and counts say what it draws, capped at the
+    Technology deck, and options that would draw the same cards are one."""
+    return int(state.get("rules", 1)) >= 4
+
+
 def new_player() -> Player:
     """A player's area; `copy_player` copies each of its containers."""
     return {

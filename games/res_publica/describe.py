@@ -302,7 +302,11 @@ def _answer(view: View, s: int, names: Sequence[str]) -> str:
     if answer is not None:
         verb = "demands" if t["mode"] == "request" else "tenders"
         return f"{who} {verb} {side(answer)}"
-    return f"{who} is answering now" if s in view["actors"] else f"{who} has not answered yet"
+    if s not in view["actors"]:
+        return f"{who} has not answered yet"
+    if s in t.get("begun", ()):  # version 4: a begun answer is given, never passed
+        return f"{who} is answering now, and has begun an answer (no pass now)"
+    return f"{who} is answering now"
 
 
 def _ending(view: View, names: Sequence[str]) -> list[str]:

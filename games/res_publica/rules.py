@@ -11,11 +11,12 @@ so a player may skip ahead but never go back:
 When the game ends: "reveal" (from the finishing player clockwise, each may still display
 for Stations and Cities, then says "done"), then "over".
 
-Two rules versions share this code (README "Rules versions"): a version 2 state carries
-"rules": 2, and `as_printed(state)` switches where the printed rules differ from version 1:
-the fourth mission ends the game at once (`play`), Troopers are all discarded when the game
-ends (`end_game`), and the stall end waits until nobody can ever draw again (`end_turn`).
-The trade step has the other two differences (trade.py).
+Four rules versions share this code (README "Rules versions"): a state of version 2 or later
+carries "rules": N, and `as_printed(state)` switches where the printed rules differ from
+version 1: the fourth mission ends the game at once (`play`), Troopers are all discarded when
+the game ends (`end_game`), and the stall end waits until nobody can ever draw again
+(`end_turn`). The trade step has the other two differences, and those of versions 3 and 4
+(trade.py); version 4 also counts what each draw option draws (`draw_options`).
 
 Each phase has ONE function listing its legal moves (MOVES) and one applying them (PLAY).
 State is plain JSON data; `play` works on a copy of the parts the move changes (FOOTPRINT).
@@ -37,6 +38,7 @@ from games.res_publica.board import (
     block,
     blockable,
     copy_player,
+    draws_counted,
     new_player,
     release_all_troopers,
     release_troopers,
@@ -136,7 +138,7 @@ def _fourth_mission_ends_now(state: State) -> bool:
 
 
 def setup(players: int, rng: Rng, rules: int = 1) -> State:
-    """The dealt table under rules version `rules` (1, 2 or 3; version 1 states carry no
+    """The dealt table under rules version `rules` (1 to 4; version 1 states carry no
     key)."""
     decks = {deck: full_deck(deck) for deck in DATA["decks"]}
     for cards in decks.values():
@@ -317,12 +319,23 @@ def _colony_take(state: State, seat: int, card: str) -> list[Fact]:
 
 
 def draw_options(state: State, seat: int) -> list[tuple[int, int]]:
-    """(race, tech) card counts the player may draw: all they are entitled to, at most 3."""
+    """(race, tech) card counts the player may draw: all they are entitled to, at most 3.
+    Version 4: the counts of what each option draws, the Technology deck being short ("the
+    player draws what is left", README decision 9); two options drawing the same are one.
+    (Versions 1 to 3 count what the option entitles to, and draw what is left.)"""
     rule = DATA["draw"]
     race = min(rule["race"], len(state["decks"]["race"]))
     tech = active_stations(state["seats"][seat]) * rule["tech_per_station"]
     total = min(race + tech, rule["max"])
-    return [(r, total - r) for r in range(race, -1, -1) if total - r <= tech]
+    options = [(r, total - r) for r in range(race, -1, -1) if total - r <= tech]
+    if not draws_counted(state):
+        return options
+    left = len(state["decks"]["tech"])
+    drawn: list[tuple[int, int]] = []
+    for r, t in options:
+        if (r, min(t, left)) not in drawn:
+            drawn.append((r, min(t, left)))
+    return drawn
 
 
 def draw_moves(state: State, seat: int) -> list[Move]:

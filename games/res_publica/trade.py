@@ -18,6 +18,12 @@ Where the rules versions differ (board.as_printed):
 - swap: version 1 picks for a giver who can honour only one option of its "or", and skips the
   swap when nobody is left to pick, which tells everyone what that giver holds; version 2
   always lets each giver of an "or" pick as a step of its own, even with one option.
+- "or" (board.or_counts_match, version 3 on): its second option names as many cards as the
+  first.
+- answer drafts (board.answers_bind, version 4 on): each drafting step is a move the others
+  see (not what it names), so an opponent who has begun drafting an answer ("begun") may no
+  longer pass, "and" and "or" follow a first card type whatever the drafter holds, and after
+  them the drafter may also say the first type alone. The proposal is composed as before.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from typing import Any
 from games.contract import Fact, Move, fact
 from games.res_publica.board import (
     State,
+    answers_bind,
     as_printed,
     flip_missions,
     or_counts_match,
@@ -52,6 +59,9 @@ OFFER: Move = {"id": "offer", "label": "Offer cards", "kind": "trade", "mode": "
 AND: Move = {"id": "and", "label": "Name a second card type, joined by 'and'", "kind": "and"}
 OR: Move = {"id": "or", "label": "Name a second card type, joined by 'or'", "kind": "or"}
 SUBMIT: Move = {"id": "submit", "label": "Say it (submit)", "kind": "submit"}
+# Version 4, after "and"/"or": the first card type alone is said (the open join is dropped).
+SUBMIT_FIRST: Move = {"id": "submit", "label": "Say it without a second card type (submit)",
+                      "kind": "submit"}
 CANCEL: Move = {"id": "cancel", "label": "Cancel", "kind": "cancel"}
 PASS: Move = {"id": "pass", "label": "Pass (no answer)", "kind": "pass"}
 DECLINE: Move = {"id": "decline", "label": "Decline all answers", "kind": "decline"}
@@ -67,7 +77,7 @@ def copy_side(side: Side) -> Side:
 
 def copy_trade(trade: dict[str, Any]) -> dict[str, Any]:
     """A copy of the trade in progress deep enough for any trade move to edit (keys in order)."""
-    return {
+    copy = {
         **trade,
         "proposal": copy_side(trade["proposal"]),
         "order": list(trade["order"]),
@@ -75,6 +85,9 @@ def copy_trade(trade: dict[str, Any]) -> dict[str, Any]:
         "drafts": {s: copy_side(d) for s, d in trade["drafts"].items()},
         "picks": dict(trade["picks"]),
     }
+    if "begun" in trade:  # version 4
+        copy["begun"] = list(trade["begun"])
+    return copy
 
 
 def describe(side: Side) -> str:
@@ -163,17 +176,24 @@ def _can_add(side: Side, limits: Hand, banned: set[str], count: int | None = Non
     return any(limits.get(card, 0) >= (count or 1) for card in CARD_IDS if card not in named)
 
 
-def side_moves(side: Side, limits: Limits, banned: set[str], same_count: bool = False
-               ) -> list[Move]:
+def side_moves(side: Side, limits: Limits, banned: set[str], same_count: bool = False,
+               every_join: bool = False) -> list[Move]:
     """The next atomic step of composing a side (without cancel/pass). `same_count` (rules
-    version 3): the second option of an "or" names as many cards as the first."""
+    version 3): the second option of an "or" names as many cards as the first. `every_join`
+    (rules version 4, answers): "and" and "or" follow a first card type whenever the rules of
+    naming allow a second (at most two types), whatever the drafter could name; after them it
+    names the second type if it can, or says the first alone (`SUBMIT_FIRST`), so the number
+    of steps never depends on what it holds and it is never left with cancel alone."""
     items = side["items"]
     if not items:
         return _add_moves(side, limits(), banned, None)
     or_count = items[0]["n"] if same_count else None
     if len(items) == 1 and side["join"]:
         count = or_count if side["join"] == "or" else None
-        return _add_moves(side, limits(), banned, count)
+        adds = _add_moves(side, limits(), banned, count)
+        return adds + [dict(SUBMIT_FIRST)] if every_join else adds
+    if len(items) == 1 and every_join:
+        return [dict(SUBMIT), dict(AND), dict(OR)]
     if len(items) == 1 and _can_add(side, limits(), banned):
         joins = [dict(AND)]
         if _can_add(side, limits(), banned, or_count):
@@ -211,6 +231,8 @@ def start(state: State, seat: int, mode: str) -> list[Fact]:
         "by": seat, "mode": mode, "proposal": empty_side(), "order": opponents(state, seat),
         "answers": {}, "drafts": {}, "partner": None, "picks": {},
     }
+    if answers_bind(state):  # version 4: the opponents who have begun drafting an answer
+        state["trade"]["begun"] = []
     state["phase"] = "propose"
     return []
 
@@ -255,13 +277,23 @@ def answer_moves(state: State, seat: int) -> list[Move]:
         return [dict(PASS)]  # an answer must be one the opponent can honour
     limits = _limits(state, seat, trade["mode"] == "offer", [trade["by"]])
     banned = {it["card"] for it in trade["proposal"]["items"]}
-    moves = side_moves(draft, limits, banned, or_counts_match(state))
-    return moves + ([dict(CANCEL)] if draft["items"] else []) + [dict(PASS)]
+    binds = answers_bind(state)
+    moves = side_moves(draft, limits, banned, or_counts_match(state), binds)
+    moves += [dict(CANCEL)] if draft["items"] else []
+    if binds and seat in trade["begun"] and moves:
+        # Version 4: having begun an answer (its steps are seen), it answers: a pass now
+        # would show the others it could have answered. (No move at all is left only in a
+        # world a bot imagines, where the hand dealt cannot answer: then it passes.)
+        return moves
+    return moves + [dict(PASS)]
 
 
 def play_answer(state: State, seat: int, move: Move) -> list[Fact]:
     trade = state["trade"]
     key = str(seat)
+    drafting = move["kind"] not in ("pass", "submit")
+    if drafting and "begun" in trade and seat not in trade["begun"]:
+        trade["begun"] = sorted([*trade["begun"], seat])  # version 4: from now on it answers
     if move["kind"] == "cancel":
         trade["drafts"][key] = empty_side()
         return []
@@ -272,7 +304,10 @@ def play_answer(state: State, seat: int, move: Move) -> list[Fact]:
         trade["answers"][key] = None  # None = passed
         facts = [fact(f"{who(seat)} passes.", seat=seat)]
     else:
-        trade["answers"][key] = trade["drafts"][key]
+        answer = trade["drafts"][key]
+        if answer["join"] and len(answer["items"]) == 1:
+            answer["join"] = None  # version 4: said without a second card type
+        trade["answers"][key] = answer
         verb = "tenders" if trade["mode"] == "offer" else "asks for"
         text = f"{who(seat)} {verb} {describe(trade['drafts'][key])}."
         facts = [fact(text, seat=seat, side=copy_side(trade["drafts"][key]))]

@@ -64,6 +64,8 @@ def _trade_view(state: State, seat: int | None) -> dict[str, Any] | None:
     }
     if state["phase"] != "propose" or seat == t["by"]:
         shown["mode"], shown["proposal"] = t["mode"], clone(t["proposal"])
+    if "begun" in t:  # version 4: public, each drafting step being a move all see
+        shown["begun"] = list(t["begun"])
     if seat is not None and str(seat) in t["drafts"]:
         shown["draft"] = clone(t["drafts"][str(seat)])
     if seat is not None and str(seat) in t["picks"]:
@@ -100,8 +102,12 @@ def prompt(state: State, seat: int | None) -> str:
         t = state["trade"]
         verb = "requests" if t["mode"] == "request" else "offers"
         asked = "demand in return" if t["mode"] == "request" else "tender in exchange"
-        return (f"{who(t['by'])} {verb} {trade.describe(t['proposal'])}. "
-                f"Name what you {asked}, or pass.")
+        said = f"{who(t['by'])} {verb} {trade.describe(t['proposal'])}. "
+        if seat in t.get("begun", ()) and not any(m["kind"] == "pass" for m in
+                                                  trade.answer_moves(state, seat)):
+            return (said + f"You have begun an answer, so you give one: name what you {asked} "
+                    "and say it (cancel starts it again).")
+        return said + f"Name what you {asked}, or pass."
     return PROMPTS[phase]
 
 
@@ -204,7 +210,9 @@ def _promised(state: State, s: int) -> trade.Side | None:
         return None
     if t["mode"] == "offer":
         return t["proposal"] if s == t["by"] else t["answers"].get(str(s))
-    if s != t["by"] and t["answers"].get(str(s)) is not None:
+    # An answer promises the request; so does (version 4) a begun one: a seat that cannot
+    # give the request can only pass, and one that has begun an answer gives one.
+    if s != t["by"] and (t["answers"].get(str(s)) is not None or s in t.get("begun", ())):
         return t["proposal"]
     if s == t["by"] and t["partner"] is not None:
         return t["answers"][str(t["partner"])]

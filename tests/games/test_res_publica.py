@@ -7,8 +7,10 @@ stays in exactly one place.
 Long (one test per rule sentence, in the rulebook's order) so that it reads alongside the
 rulebook; the helpers at the top are shared by every scenario.
 
-Rules versions: the scenarios play the newest rules (GAME, version 3: the rules as printed,
-with the options of an "or" naming as many cards each) unless they say otherwise. The last
+Rules versions: the scenarios play the newest rules (GAME, version 4: the rules as printed,
+with the options of an "or" naming as many cards each, an answer once begun given, and draw
+options counting what they draw) unless they say otherwise; tests/games/test_res_publica_v4.py
+has version 4's own scenarios. The last
 section, "Version 1", keeps the tests of the version 1 behaviour that version 2 changes
 (issue 12), so games still running under version 1 stay covered; each of the five changes
 has its version 2 scenario beside the rule it quotes.
@@ -29,7 +31,7 @@ from games.res_publica.cards import CARDS, DATA, deck_of
 from games.rng import Rng
 
 State = dict[str, Any]
-V1, V2, V3 = VERSIONS
+V1, V2, V3, V4 = VERSIONS
 
 
 # --- helpers ---------------------------------------------------------------------------------
@@ -132,16 +134,16 @@ def public_text(facts: list[Fact]) -> str:
 
 def test_game_metadata_and_registry() -> None:
     """Contract: id, title, 2-5 players, an options schema without options; rules versions
-    "1", "2" and "3" side by side, new tables get "3"."""
+    "1" to "4" side by side, new tables get "4"."""
     from games.registry import get_game
 
     assert all(isinstance(game, Game) for game in VERSIONS)
-    assert [game.rules_version for game in VERSIONS] == ["1", "2", "3"] and GAME is V3
+    assert [game.rules_version for game in VERSIONS] == ["1", "2", "3", "4"] and GAME is V4
     assert get_game("res-publica-2230ad") is GAME
     assert get_game("res-publica-2230ad", "1") is V1
     assert (GAME.title, GAME.min_players, GAME.max_players) == ("Res Publica 2230 AD", 2, 5)
     assert "rules" not in new_game(game=V1) and new_game(game=V2)["rules"] == 2
-    assert new_game(game=V3)["rules"] == 3
+    assert new_game(game=V3)["rules"] == 3 and new_game(game=V4)["rules"] == 4
     assert GAME.options().load({}) == {}
     with pytest.raises(ValidationError):
         GAME.options().load({"variant": True})

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from games.contract import Fact, Game, IllegalMove
 from games.res_publica import GAME, VERSIONS
-from games.res_publica.board import as_printed
+from games.res_publica.board import answers_bind, as_printed, draws_counted
 from games.res_publica.cards import CARD_IDS, CARDS, DATA, deck_of
 from games.res_publica.trade import opponents
 from games.rng import Rng
@@ -79,6 +79,21 @@ def assert_moves(game: Game, state: State) -> None:
         assert bool(moves) == (seat in actors)
         assert len(moves) < 300, f"{len(moves)} moves"
         assert len({m["id"] for m in moves}) == len(moves)
+        assert_version_4_moves(state, seat, moves)
+
+
+def assert_version_4_moves(state: State, seat: int, moves: list[dict[str, Any]]) -> None:
+    """Version 4: a draw option counts what it draws, no two the same; an opponent who has
+    begun an answer cannot pass, and always has a move besides cancel (bots cancel only when
+    nothing else is legal)."""
+    draws = [(m["race"], m["tech"]) for m in moves if m["kind"] == "draw"]
+    if draws_counted(state):
+        assert len(set(draws)) == len(draws)
+        assert all(t <= len(state["decks"]["tech"]) for _, t in draws)
+    if moves and answers_bind(state) and state["phase"] == "answer":
+        if seat in state["trade"]["begun"]:
+            assert all(m["kind"] != "pass" for m in moves)
+        assert any(m["kind"] != "cancel" for m in moves)
 
 
 def playout(game: Game, players: int, seed: int, every_move_each: int = 0) -> State:
