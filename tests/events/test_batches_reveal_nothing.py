@@ -154,8 +154,9 @@ def test_a_reveal_that_four_samples_let_through_is_caught() -> None:
     outcome has one likely value (a Trajan legion or camp: which province tile or which
     demand comes up) were let through some 8 % of the time, and a player may try again
     after every message. Here are two such moves, found by random play: 64 samples show
-    they reveal, 4 let them through with this key; `games.information.SAMPLES` catches them."""
-    game = get_game("trajan")
+    they reveal, 4 let them through with this key; `games.information.SAMPLES` catches them.
+    (Found under Trajan rules version 1; random play takes another path under version 2.)"""
+    game = get_game("trajan", "1")
     pick = random.Random(100)
     state = game.setup(2, {}, Rng(bytes([50]) * 32, 0))
     for step in range(119):
