@@ -20,6 +20,7 @@ from cli.commands.verify import read_json
 from events.domain.envelope import Envelope
 from events.domain.table import Status, Table, evolve
 from events.domain.visibility import redact_envelope, table_view
+from events.records.reading import RECORD_MAX_BYTES
 from events.records.verify import verify_record
 from games.text import Section, as_text, seat_name
 
@@ -173,13 +174,18 @@ def apply(replay: Replay, word: str, argument: str, version: int,
                    "spectator's; the decks stay face down, their order is not shown).")
 @click.option("--at", "at_version", type=int, default=1, show_default=True, metavar="VERSION",
               help="The version to start at.")
-def replay(record_file: Path, as_seat: str, at_version: int) -> None:
+@click.option("--max-bytes", type=click.IntRange(min=1), default=RECORD_MAX_BYTES,
+              show_default=True, metavar="N",
+              help="Refuse a record file larger than this (the default is what the server "
+                   "takes).")
+def replay(record_file: Path, as_seat: str, at_version: int, max_bytes: int) -> None:
     """Step through a game record: the table and the log at each version, as a seat saw
     them. The record is verified first and refused if it does not verify."""
     try:
-        record = read_json(record_file)
+        record = read_json(record_file, max_bytes)
     except ValueError as error:
-        raise click.ClickException(f"{record_file} is not JSON: {error}") from None
+        raise click.ClickException(f"{record_file} cannot be read as a record: {error}") \
+            from None
     report = verify_record(record)
     if not report.ok:
         first = report.first

@@ -20,8 +20,9 @@ from events.records.verify import Report, TrustedKeys, unreadable, verify_record
 
 
 def read_json(path: Path, max_bytes: int = RECORD_MAX_BYTES) -> Any:
-    """ValueError (with the reason) when the file is not JSON a record may be: too large
-    (the server's bounds, events.records.reading), or a key twice in one object."""
+    """ValueError (with the reason, one line) when the file is not JSON a record may be, as
+    the server reads it (events.records.reading): too large, not UTF-8, a key twice in one
+    object, a lone surrogate, NaN, nested too deep..."""
     size = path.stat().st_size
     if size > max_bytes:  # before reading it: a hostile file costs nothing
         raise ValueError(f"{size:,} bytes, more than a record may hold ({max_bytes:,}; "
@@ -135,5 +136,15 @@ def run(argv: list[str]) -> int:
         text = json.dumps(report.to_json(), indent=2, ensure_ascii=False)
     else:
         text = "\n".join(summary_lines(report, record))
-    sys.stdout.write(text + "\n")
+    sys.stdout.write(printable(text) + "\n")
     return 0 if report.ok else 1
+
+
+def printable(text: str) -> str:
+    """`text`, unless it holds what UTF-8 cannot (a lone surrogate, which only a record made
+    in memory carries): then with those escaped, never a crash on writing it."""
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode()
+    return text

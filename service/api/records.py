@@ -18,10 +18,11 @@ from events.domain.table import Status, Table, evolve
 from events.exceptions import RecordInvalid, Unauthorized
 from events.records.finished import finished_record, keep_imported
 from events.records.keys import Keyring, trusted_keys
-from events.records.reading import RECORD_MAX_BYTES, RECORD_MAX_CONTAINERS
+from events.records.reading import RECORD_MAX_BYTES, RECORD_MAX_CONTAINERS, too_many_containers
 from events.records.record import build_record, sign_record
 from events.records.verify import Problem, Report, verify_record
 from events.records.verify.header import later_than
+from events.records.verify.paths import described
 from service.api import Blueprint
 from service.api.games import BEARER, OPTIONAL_BEARER
 from service.middleware import json_body
@@ -67,7 +68,7 @@ def posted_record() -> dict[str, Any]:
     if not request.is_json:
         raise BadRequest("send the record as a JSON object (Content-Type: application/json)")
     data = request.get_data(cache=True)
-    if data.count(b"{") + data.count(b"[") > RECORD_MAX_CONTAINERS:  # strings count too
+    if too_many_containers(data):  # before parsing: they cost memory (reading.py)
         raise RequestEntityTooLarge(f"a record holds at most {RECORD_MAX_CONTAINERS} JSON "
                                     "objects and arrays")
     try:
@@ -204,6 +205,7 @@ def check_loadable(game_id: str, record: dict[str, Any], report: Report) -> None
             table = evolve(table, envelope, seed)
         except Exception as error:  # noqa: BLE001 - whatever it is, the record is refused
             problem = Problem("internal", index + 1, f"events[{index}]", None, None,
-                              f"this server cannot load the game at this event: {error!r}")
+                              "this server cannot load the game at this event: "
+                              f"{described(error)}")
             raise RecordInvalid("the record verifies, but this server cannot load its game: "
                                 "see 'report'", refused(report, [problem])) from None

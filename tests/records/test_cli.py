@@ -292,3 +292,18 @@ def test_replay_bad_options_are_usage_errors(tmp_path: Path, args: list[str]) ->
     result = run("replay", str(path), *args, stdin="q\n")
 
     assert result.exit_code == 2
+
+
+def test_replay_takes_max_bytes_as_verify_does(tmp_path: Path) -> None:
+    """Its refusal of a large file names --max-bytes: replay has that option too (it did not:
+    an outside audit)."""
+    path = write(tmp_path, finished_record("trappist-one"))
+    size = path.stat().st_size
+
+    small = run("replay", "--max-bytes", str(size - 1), str(path), stdin="q\n")
+    enough = run("replay", "--max-bytes", str(size), str(path), stdin="q\n")
+
+    assert small.exit_code == 1
+    assert f"{size:,} bytes, more than a record may hold ({size - 1:,}; see --max-bytes)" \
+        in small.output
+    assert enough.exit_code == 0, enough.output

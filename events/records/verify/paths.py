@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+import reprlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,8 +31,17 @@ def json_path(base: str, *keys: str | int) -> str:
                 _NAMES.add(key)
             path += f".{key}" if path else key
         else:
-            path += "[" + canonical_json(key).decode() + "]"
+            path += "[" + _quoted(key) + "]"
     return path
+
+
+def _quoted(key: str) -> str:
+    """A key as a JSON string: as canonical JSON writes it, or escaped to ASCII when it
+    cannot be UTF-8 (a lone surrogate, in a value made in memory)."""
+    try:
+        return canonical_json(key).decode()
+    except (ValueError, TypeError):
+        return json.dumps(key)
 
 
 @dataclass(frozen=True)
@@ -130,6 +141,39 @@ def _equal(expected: Any, found: Any, depth: int) -> bool:
 
 
 def brief(value: Any, limit: int = 200) -> str:
-    """`value` as canonical JSON, cut to `limit` characters (for one-line descriptions)."""
-    text = canonical_json(value).decode()
+    """`value` as canonical JSON, cut to `limit` characters (for one-line descriptions). A
+    value canonical JSON cannot write (a lone surrogate, NaN, a key that is not a string: a
+    record made in memory may hold them) is shown as well as it can be, never raising."""
+    try:
+        text = canonical_json(value).decode()
+    except (ValueError, TypeError, RecursionError):  # UnicodeEncodeError is a ValueError
+        text = _loose(value, limit)
+    return cut(text, limit)
+
+
+def _loose(value: Any, limit: int) -> str:
+    try:
+        return json.dumps(value, sort_keys=False, default=repr)  # ASCII: \ud800 escaped
+    except (ValueError, TypeError, RecursionError):
+        shown = reprlib.Repr()
+        shown.maxstring = shown.maxother = limit
+        return shown.repr(value)
+
+
+def described(error: BaseException, limit: int = 300) -> str:
+    """An exception in one short line: its repr can hold a whole record (a UnicodeError
+    repeats the text it failed on)."""
+    if isinstance(error, UnicodeError):
+        reason = getattr(error, "reason", "")
+        text = f"{type(error).__name__}: {reason}" if reason else type(error).__name__
+    else:
+        try:
+            text = repr(error)
+        except Exception:  # noqa: BLE001 - whatever an error's repr does, a line is due
+            text = type(error).__name__
+    return cut(text, limit)
+
+
+def cut(text: str, limit: int = 300) -> str:
+    """`text`, at most `limit` characters: cut with "…"."""
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -8,6 +8,7 @@ from typing import Any
 from events.records.verify.chain import check_chain
 from events.records.verify.completeness import check_not_redacted, check_partial, check_scores
 from events.records.verify.header import check_header
+from events.records.verify.paths import described
 from events.records.verify.replay import replay
 from events.records.verify.report import Report, TooManyProblems
 from events.records.verify.seed import check_seed
@@ -26,7 +27,7 @@ def verify_record(record: Any, trusted_keys: TrustedKeys | None = None) -> Repor
     except Exception as error:  # noqa: BLE001 - a report, whatever the input did to us
         with contextlib.suppress(TooManyProblems):
             verification.findings.add("internal", "",
-                                      f"the verifier could not finish: {error!r}")
+                                      f"the verifier could not finish: {described(error)}")
     return verification.findings.report(verification.checked)
 
 

@@ -3,8 +3,9 @@ type, the header's fields (names, ids and times as the API takes them), each eve
 envelope and its times, and each event's data (data.py): which events re-execution can read.
 
 Before any of it, the record must be plain JSON values: no NaN or infinity, no integer of more
-than 20 digits, no key that is not a string (a record parsed from JSON has none; a value made
-in memory, or read by a lenient parser, may). The canonical JSON that hashes and signs refuses
+than 20 digits, no key that is not a string, no string that is not text (a lone UTF-16
+surrogate) (a record read by events.records.reading has none; a value made in memory, or read
+by a lenient parser, may). The canonical JSON that hashes and signs refuses
 those (events.domain.envelope), so such a record is reported here and read no further."""
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from events.records.verify.fields import (
     parse_time,
     seat_list,
 )
-from events.records.verify.paths import json_path
+from events.records.verify.paths import brief, json_path
 from events.records.verify.report import RECORD_FIELDS
 from events.records.verify.verification import Verification
 
@@ -82,6 +83,7 @@ def _all_plain(record: dict[str, Any]) -> bool:
     the round trip, and what may be a 21-digit integer sends the record to the exact walk."""
     try:
         text = json.dumps(record, allow_nan=False, ensure_ascii=False)
+        text.encode()  # a lone surrogate fails here
         return _LONG_DIGITS.search(text) is None and json.loads(text) == record
     except (ValueError, TypeError, RecursionError):
         return False
@@ -105,8 +107,11 @@ def _plain_json(v: Verification, record: dict[str, Any]) -> bool:
         if isinstance(value, dict):
             for key, item in value.items():
                 if not isinstance(key, str):
-                    v.findings.add("format", path, f"holds the key {key!r}, which is not a "
-                                   "string: not JSON (it would change in a round trip)")
+                    v.findings.add("format", path, f"holds the key {brief(key)}, which is not "
+                                   "a string: not JSON (it would change in a round trip)")
+                    fine = False
+                elif not _is_text(key):
+                    v.findings.add("format", path, f"holds a key that is not text: {LONE}")
                     fine = False
                 else:
                     stack.append((item, json_path(path, key)))
@@ -118,7 +123,21 @@ def _plain_json(v: Verification, record: dict[str, Any]) -> bool:
         elif type(value) is int and not -MAX_INT < value < MAX_INT:
             v.findings.add("format", path, "an integer of more than 20 digits")
             fine = False
+        elif isinstance(value, str) and not _is_text(value):
+            v.findings.add("format", path, f"not text: {LONE}")
+            fine = False
     return fine
+
+
+LONE = "a lone UTF-16 surrogate (\\ud800 to \\udfff not in a pair), which UTF-8 cannot hold"
+
+
+def _is_text(value: str) -> bool:
+    try:
+        value.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _check_top_level(v: Verification, record: dict[str, Any]) -> bool:
