@@ -570,6 +570,11 @@ class VerifyReport(Schema):
         unknown = INCLUDE
 
     ok = fields.Boolean(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(
+        ["valid", "partial", "invalid"]), metadata={
+        "description": "valid (ok); partial: an incomplete record (a game still in play, one "
+                       "seat's redacted view) with nothing else wrong, which cannot be "
+                       "re-executed; invalid: anything else that is wrong"})
     problems = fields.List(fields.Dict(), required=True, metadata={
         "description": "Each: check, version, path (JSON path into the record), expected, "
                        "found, detail"})

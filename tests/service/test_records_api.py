@@ -337,3 +337,53 @@ def test_a_new_server_lists_its_key_before_it_has_signed_anything(tmp_path: Path
         keys = body_of(client.get("/v1/keys"))["keys"]
         assert len(keys) == 1 and keys[0]["current"] is True
         assert body_of(client.get("/v1/keys"))["keys"] == keys  # listing twice makes no other
+
+
+def test_the_api_report_says_partial_as_meeple_verify_does(alice, bob, client):
+    """`status` ("valid", "partial", "invalid") is in the API's report too, as in `meeple
+    verify --json`: a redacted record of a game in play is "partial", not forged (the
+    VerifyReport schema dropped it: an outside audit)."""
+    game = alice.create(seats=2)
+    bob.post(f"/v1/games/{game['id']}/join", {})
+    alice.play_first_move(game["id"])
+    partial = alice.get(f"/v1/games/{game['id']}/record").json
+    report = client.post("/v1/records/verify", json=partial).json
+    assert (report["ok"], report["status"]) == (False, "partial")
+    changed = copy.deepcopy(partial)
+    changed["game"]["id"] = "another"
+    assert client.post("/v1/records/verify", json=changed).json["status"] == "invalid"
+
+
+@pytest.fixture()
+def talkative(redis_url: str, events_url: str, tmp_path: Path) -> Flask:
+    """The app of tests/service/conftest.py, with no bound on table talk but the API's."""
+    return create_app({"REDIS_URL": redis_url, "EVENTS_URL": events_url, "DISPATCH": False,
+                       "RATELIMIT_PER_CALLER": "100000 per minute",
+                       "RATELIMIT_REGISTRATION": "100000 per minute",
+                       "RATELIMIT_MESSAGES": "100000 per minute",
+                       "KEYS_DIR": str(tmp_path / "keys"),
+                       "ARCHIVE_URL": str(tmp_path / "archive")})
+
+
+def test_braces_in_table_talk_do_not_make_a_record_unverifiable(talkative, tmp_path):
+    """Table talk of 500 "{" a line counted as objects (a byte count of "{" and "["): 401
+    lines made a real game's record too large to verify (413) or import (an outside audit)."""
+    client = talkative.test_client()
+    alice, bob = Caller(client, "alice"), Caller(client, "bob")
+    game = alice.create(seats=2)
+    bob.post(f"/v1/games/{game['id']}/join", {})
+    for _ in range(401):
+        posted = alice.post(f"/v1/games/{game['id']}/messages", {"text": "{" * 500})
+        assert posted.status_code == 201, posted.json
+    finish(alice, bob, game["id"])
+    response = alice.get(f"/v1/games/{game['id']}/record")
+    assert response.get_data().count(b"{") > 200_000  # the cheap count trips
+    record = response.json
+    report = client.post("/v1/records/verify", json=record)
+    assert report.status_code == 200 and report.json["status"] == "valid", report.json
+    trusted = tmp_path / "trusted-keys.json"
+    trusted.write_text(json.dumps(client.get("/v1/keys").json))
+    for other in second_server(tmp_path, "other", trusted):
+        elsewhere = Caller(other.test_client(), "archivist")
+        imported = elsewhere.post("/v1/records", record)
+        assert imported.status_code == 201, imported.json
