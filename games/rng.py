@@ -1,13 +1,18 @@
 """Deterministic randomness a verifier in any language can reproduce.
 
-The stream of random bytes for a game at event version `v` is
+Random stream number `n` of a game is
 
-    block_i = HMAC-SHA256(key=seed, msg=b"meeple/rng/v1/" + str(v) + b"/" + str(i))
+    block_i = HMAC-SHA256(key=seed, msg=b"meeple/rng/v1/" + str(n) + b"/" + str(i))
 
 for i = 0, 1, 2, ... (decimal ASCII). Integers are drawn 8 bytes at a time,
 big-endian, with rejection sampling so every value is equally likely.
 Shuffles are Fisher-Yates from the last index down. Python's `random` is
 never used, so results do not depend on the Python version.
+
+Which stream the setup and each move draw from is `setup_stream` and `move_stream`:
+in games whose GameCreated says `"draws": "moves"` (every game made since), the setup
+draws from stream 0 and the n-th move (MovePlayed) from stream n, whatever else is in
+the log; older games used the version of GameStarted, and of the move.
 """
 
 from __future__ import annotations
@@ -29,9 +34,9 @@ _BLOCK_WORDS = struct.Struct(">4Q")  # one HMAC-SHA256 block = four big-endian w
 class Rng:
     """HMAC-SHA256 in counter mode, keyed by the game's secret seed."""
 
-    def __init__(self, seed: bytes, version: int) -> None:
+    def __init__(self, seed: bytes, stream: int) -> None:
         self._seed = seed
-        self._prefix = b"meeple/rng/v1/" + str(version).encode() + b"/"
+        self._prefix = b"meeple/rng/v1/" + str(stream).encode() + b"/"
         self._counter = 0
         self._words: list[int] = []  # the unused 8-byte words of the last block, next last
 
@@ -62,6 +67,30 @@ class Rng:
     def choice(self, items: Sequence[T]) -> T:
         return items[self.randbelow(len(items))]
 
+
+# GameCreated's "draws" in every game made since the server could no longer pad the log: the
+# setup and the moves draw from streams numbered by the moves alone. Without it (older games)
+# they draw from the stream of their event's version.
+DRAWS_BY_MOVE = "moves"
+
+
+def setup_stream(draws: str, version: int) -> int:
+    """The stream the game's setup draws from, at GameStarted of version `version`: 0 in a
+    game whose GameCreated says `"draws": "moves"`, else that version.
+
+    Numbered by versions, every event before the start (table talk by a seat already taken,
+    say) moved the deal: a server that had read the last seat's own seed could add events
+    until the deal suited it, and the log would still be a valid one. Stream 0 is the
+    deal's whatever the log holds."""
+    return 0 if draws == DRAWS_BY_MOVE else version
+
+
+def move_stream(draws: str, version: int, moves_before: int) -> int:
+    """The stream a move draws from, played as event `version` after `moves_before` other
+    moves (MovePlayed) of its game: its number among the moves (`moves_before + 1`) in a
+    game whose GameCreated says `"draws": "moves"`, else its version. Nothing but a move
+    moves the stream: not table talk, not a resignation, not a timeout."""
+    return moves_before + 1 if draws == DRAWS_BY_MOVE else version
 
 
 SEATS_DEALING = b"meeple/seats/v1"

@@ -68,6 +68,7 @@ from events.store.event_store import EventStore
 from games.bots import GREEDY, RANDOM, Level, move_floor
 from games.contract import Game, Move
 from games.registry import GAMES, UnknownGame, get_game
+from games.rng import DRAWS_BY_MOVE
 
 # Without an expected version from the client, a lost race is retried this often.
 # A write that does not depend on the version (a join, table talk, a resignation, moves sent
@@ -924,9 +925,10 @@ def _creation(game: Game, game_id: str, seats: int, options: dict[str, Any],
               seed: bytes, public: bool = True) -> list[NewEvent]:
     """GameCreated and the seats taken with it (bots, the creator), decided in order. Every
     game made now deals by seats: its randomness derives from the server's seed and each
-    seat's (events.domain.table.Table.rng_key)."""
+    seat's (events.domain.table.Table.rng_key), and draws from streams numbered by the moves
+    alone (games.rng.setup_stream, move_stream), which no other event the server writes moves."""
     created = decide_create(game, seats, options, hashlib.sha256(seed).hexdigest(), rule,
-                            game_id, dealing="seats", public=public)
+                            game_id, dealing="seats", public=public, draws=DRAWS_BY_MOVE)
     table = evolve(Table.empty(game_id), _draft(created, 1), seed)
     events = [created]
     for who, seat, is_bot, seat_seed in joins:

@@ -27,7 +27,7 @@ from events.domain.table import (
 )
 from games.bots import random_move
 from games.registry import get_game
-from games.rng import Rng
+from games.rng import DRAWS_BY_MOVE, Rng
 
 Clock = Callable[[int], str]  # the `at` of the envelope at version v
 MOVE_LIMIT = 50_000  # a random game longer than this would never end
@@ -94,14 +94,17 @@ def play_offline(
     moves: int | None = None,
     game_id: str = "offline",
     clock: Clock = wall_clock,
+    draws: str = DRAWS_BY_MOVE,
 ) -> tuple[Table, list[Envelope]]:
     """A game of `players` seats, every seat playing random legal moves drawn from `rng`
-    (seats in `bots` are bot players, the others people), to the end or for `moves` moves."""
+    (seats in `bots` are bot players, the others people), to the end or for `moves` moves.
+    Made as the server makes a game now, but for `draws=""`: a game of before GameCreated
+    said "draws" (its randomness numbered by versions)."""
     game = get_game(game_type)
     log = OfflineLog(game_id, seed, clock)
     chosen = dict(game.options().load(options or {}))
     log.append([decide_create(game, players, chosen, hashlib.sha256(seed).hexdigest(),
-                              game_id=game_id, dealing="seats")])
+                              game_id=game_id, dealing="seats", draws=draws)])
     for seat in range(players):
         player_id, name, bot = seat_player(seat, bots)
         log.append(decide_join(log.table, player_id, name, seat, bot=bot,
@@ -166,7 +169,8 @@ def _reenact_one(log: OfflineLog, envelope: Envelope) -> None:
         game = get_game(data["type"], data["rules_version"])
         log.append([decide_create(game, data["seats"], data["options"], data["seed_commitment"],
                                   data.get("deadline"), data.get("game_id"),
-                                  data.get("dealing", ""))])
+                                  data.get("dealing", ""), data.get("public", True),
+                                  data.get("draws", ""))])
     elif kind == "SeatTaken":
         log.append(decide_join(log.table, data["player_id"], data["name"], data["seat"],
                                bot=data["bot"], seed=data.get("seed")))

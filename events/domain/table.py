@@ -3,8 +3,9 @@
 `decide_*` turn a command into new events (or raise a MeepleError);
 `evolve` folds one envelope into a Table. Rebuilding a table is `evolve`
 over its stream, starting from `Table.empty`. Moves are re-executed with
-the rng for their version, so the secret seed is an argument here and is
-never part of a Table.
+their random stream (games.rng: by their number among the moves, or in older
+games by their version), so the secret seed is an argument here and is never
+part of a Table.
 """
 
 from __future__ import annotations
@@ -43,7 +44,15 @@ from games.bots import GREEDY, RANDOM, Clock, Level, bot_move, bot_rng, level_of
 from games.contract import Game, IllegalMove, Move, State, find_move
 from games.information import ends_batch
 from games.registry import RULES, UnknownRulesVersion, get_game
-from games.rng import SEAT_SEED, Rng, seats_key, server_made_seat_seed
+from games.rng import (
+    DRAWS_BY_MOVE,
+    SEAT_SEED,
+    Rng,
+    move_stream,
+    seats_key,
+    server_made_seat_seed,
+    setup_stream,
+)
 
 
 class Status(str, Enum):
@@ -79,6 +88,11 @@ class Table:
     # "seats": the randomness derives from the server's seed and every seat's (rng_key);
     # "": from the server's seed alone (games made before seats contributed).
     dealing: str = ""
+    # "moves": the setup draws from random stream 0 and each move from its number among the
+    # moves (games.rng.setup_stream, move_stream), so that no event but a move shifts them;
+    # "": from the version of GameStarted and of each move (games made before).
+    draws: str = ""
+    moves: int = 0  # MovePlayed events so far
     state: State | None = None
     result: dict[str, Any] | None = None  # the score sheet, once ended
     revealed_seed: str | None = None
@@ -233,6 +247,7 @@ def _apply(table: Table, envelope: dict[str, Any], seed: bytes | None) -> Table:
             seed_commitment=data["seed_commitment"],
             deadline=data.get("deadline"),
             dealing=data.get("dealing", ""),
+            draws=data.get("draws", ""),
             public=data.get("public", True),
         )
     if kind == "SeatTaken":
@@ -240,13 +255,15 @@ def _apply(table: Table, envelope: dict[str, Any], seed: bytes | None) -> Table:
                     data.get("seed", ""))
         return replace(table, seats=tuple(sorted((*table.seats, seat), key=lambda s: s.seat)))
     if kind == "GameStarted":
-        state = table.game.setup(table.seat_count, table.options, _rng(table, seed, v))
+        state = table.game.setup(table.seat_count, table.options,
+                                 _rng(table, seed, setup_stream(table.draws, v)))
         return replace(table, status=Status.ACTIVE, state=state)
     if kind == "MovePlayed":
         assert table.state is not None
+        stream = move_stream(table.draws, v, table.moves)
         state, _ = table.game.play(table.state, data["seat"], data["move"],
-                                   _rng(table, seed, v))
-        return replace(table, state=state)
+                                   _rng(table, seed, stream))
+        return replace(table, state=state, moves=table.moves + 1)
     if kind == "GameEnded":
         return replace(table, status=Status.ENDED, result=data["scores"])
     if kind == "SeedRevealed":
@@ -258,10 +275,10 @@ def _apply(table: Table, envelope: dict[str, Any], seed: bytes | None) -> Table:
     return table  # events that do not change the table (e.g. future message types)
 
 
-def _rng(table: Table, seed: bytes | None, version: int) -> Rng:
+def _rng(table: Table, seed: bytes | None, stream: int) -> Rng:
     if seed is None:
         raise ValueError("re-executing moves needs the game's seed")
-    return Rng(table.rng_key(seed), version)
+    return Rng(table.rng_key(seed), stream)
 
 
 # --- decide ---------------------------------------------------------------
@@ -270,12 +287,15 @@ def _rng(table: Table, seed: bytes | None, version: int) -> Rng:
 def decide_create(
     game: Game, seats: int, options: dict[str, Any], seed_commitment: str,
     deadline: dict[str, Any] | None = None, game_id: str | None = None,
-    dealing: str = "", public: bool = True,
+    dealing: str = "", public: bool = True, draws: str = "",
 ) -> NewEvent:
     """GameCreated. `game_id` is in it for every game made since records name it: the id is
     then hashed into the chain, so a record relabelled as another game breaks at its first
     event (games made before keep their exact events, without it). `dealing="seats"`, for
-    every game made since seats contribute seeds: each SeatTaken carries one (decide_join)."""
+    every game made since seats contribute seeds: each SeatTaken carries one (decide_join).
+    `draws="moves"`, for every game made since: the setup and the moves draw from random
+    streams numbered by the moves alone (games.rng.setup_stream, move_stream), so that
+    nobody who can add other events to the log (table talk) can choose the deal with them."""
     if not game.min_players <= seats <= game.max_players:
         raise InvalidOptions(
             f"{game.title} is for {game.min_players} to {game.max_players} players, not {seats}"
@@ -294,6 +314,10 @@ def decide_create(
         if dealing != "seats":
             raise ValueError(f"unknown dealing {dealing!r}")
         data["dealing"] = dealing
+    if draws:
+        if draws != DRAWS_BY_MOVE:
+            raise ValueError(f"unknown draws {draws!r}")
+        data["draws"] = draws
     if not public:  # only then: public tables, the default, keep the events they always had
         data["public"] = False
     return NewEvent("GameCreated", data, "system")
@@ -379,7 +403,7 @@ def _check_in_play(table: Table) -> None:
 
 def _decide_plays(table: Table, mine: list[int], seat: int | None, moves: list[Move],
                   seed: bytes, by: str) -> Decision:
-    game, state, version = table.game, table.state, table.version
+    game, state, version, played = table.game, table.state, table.version, table.moves
     assert state is not None
     key = table.rng_key(seed)
     events: list[NewEvent] = []
@@ -392,7 +416,8 @@ def _decide_plays(table: Table, mine: list[int], seat: int | None, moves: list[M
             legal = game.legal_moves(state, acting)
             chosen = find_move(legal, move)
             before = state
-            state, facts = game.play(state, acting, chosen, Rng(key, version))
+            stream = move_stream(table.draws, version, played)
+            state, facts = game.play(state, acting, chosen, Rng(key, stream))
         except IllegalMove as err:
             raise IllegalMoveError(err.code, err.detail, index) from None
         if index < len(moves) - 1 and ends_batch(game, before, acting, chosen, key, version):
@@ -402,9 +427,10 @@ def _decide_plays(table: Table, mine: list[int], seat: int | None, moves: list[M
                 "draw, a hidden card): it must be the last of the moves sent together; send "
                 "the rest once you have seen it", index + 1)
         # The id alone decides a move (labels are presentation), and keeps the log small.
-        played = {"seat": acting, "move": {"id": chosen["id"]}, "facts": facts}
-        events.append(NewEvent("MovePlayed", played, by))
-    new_table = replace(table, state=state, version=version)
+        recorded = {"seat": acting, "move": {"id": chosen["id"]}, "facts": facts}
+        events.append(NewEvent("MovePlayed", recorded, by))
+        played += 1
+    new_table = replace(table, state=state, version=version, moves=played)
     if game.is_over(state):
         sheet = rank_resigned_last(game.score(state), table.resigned)
         events.append(NewEvent("GameEnded", {"scores": sheet}, "system"))

@@ -144,6 +144,9 @@ class GameCreatedData(Closed):
     game_id = fields.String()
     dealing = fields.String(validate=validate.OneOf(["seats"]), metadata={
         "description": '"seats": every SeatTaken carries the seat\'s seed'})
+    draws = fields.String(validate=validate.OneOf(["moves"]), metadata={
+        "description": '"moves": the setup draws from random stream 0 and each move from its '
+                       "number among the moves (games made before: the event's version)"})
     public = fields.Boolean(validate=validate.Equal(False), metadata={
         "description": "false: a private table (public ones leave it out)"})
 

@@ -1,6 +1,7 @@
-"""Table talk (MessagePosted) is part of the log and so of the record: a record with messages,
-in the middle of play and after the end, still verifies; the verifier carries them, and a
-tampered message breaks the chain."""
+"""Table talk (MessagePosted) is part of the log and so of the record: a record with messages
+in the middle of play still verifies; the verifier carries them, and a tampered message breaks
+the chain. Talk after the end is in the log but not in the record, which ends at SeedRevealed
+(docs/records.md, section 1): a record that carries some is refused."""
 
 from __future__ import annotations
 
@@ -16,7 +17,9 @@ from games.rng import Rng
 from tests.records.helpers import GAME_TYPES, SEED, sign
 
 
-def finished_with_messages(game_type: str) -> dict[str, Any]:
+def finished_with_messages(game_type: str, after_the_end: bool = False) -> dict[str, Any]:
+    """A record with talk during play; `after_the_end`: also the talk that followed the end
+    (which no server's record holds)."""
     rng = Rng(b"tests/records messages", 2)
     table, envelopes = play_offline(game_type, 2, SEED, rng, moves=3, game_id="g-talk",
                                     clock=fixed_clock())
@@ -26,7 +29,8 @@ def finished_with_messages(game_type: str) -> dict[str, Any]:
     assert log.table.state == table.state and log.table.actors() == table.actors()
     while log.table.status is not Status.ENDED:
         play_random_move(log, rng)
-    log.append([NewEvent("MessagePosted", {"seat": 1, "text": "well played"}, "p_bob")])
+    if after_the_end:  # in the log, but not in a record (events.records.finished)
+        log.append([NewEvent("MessagePosted", {"seat": 1, "text": "well played"}, "p_bob")])
     return sign(build_record(log.table, log.envelopes, SEED, []))
 
 
@@ -34,13 +38,13 @@ def test_a_finished_game_with_messages_verifies() -> None:
     for game_type in GAME_TYPES:
         record = finished_with_messages(game_type)
         kinds = [e["type"] for e in record["events"]]
-        assert kinds.count("MessagePosted") == 2 and kinds[-1] == "MessagePosted"
+        assert kinds.count("MessagePosted") == 1 and kinds[-1] == "SeedRevealed"
         assert kinds.index("MessagePosted") < kinds.index("GameEnded")
         assert hashlib.sha256(bytes.fromhex(record["seed"])).hexdigest() == (
             record["seed_commitment"])
         report = verify_record(record)
         assert report.ok, [p.to_json() for p in report.problems]
-        assert report.checked["not_rederived"]["MessagePosted"].startswith("2 ×")
+        assert report.checked["not_rederived"]["MessagePosted"].startswith("1 ×")
         assert report.checked["reexecuted_to_the_end"] is True
 
 
@@ -51,3 +55,16 @@ def test_a_changed_message_is_caught() -> None:
     report = verify_record(record)
     assert not report.ok
     assert report.first is not None and report.first.version == talk["v"]
+
+
+def test_talk_after_the_end_is_refused_in_a_record() -> None:
+    """No server's record holds it (docs/records.md, section 1: a record ends at SeedRevealed;
+    an older one may carry one GameScored after it): one that does is not what a server
+    signed. Before this was checked, such a record verified (an outside audit)."""
+    record = finished_with_messages(GAME_TYPES[0], after_the_end=True)
+    talk = record["events"][-1]
+    assert talk["type"] == "MessagePosted" and record["events"][-2]["type"] == "SeedRevealed"
+    report = verify_record(record)
+    assert not report.ok and report.first is not None
+    assert (report.first.check, report.first.version) == ("replay", talk["v"])
+    assert "a record ends at SeedRevealed" in report.first.detail

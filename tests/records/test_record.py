@@ -218,6 +218,29 @@ def test_ratings_are_carried_and_said_to_be_not_rederived(game_type: str) -> Non
     assert "not re-derived" in report.checked["not_rederived"]["GameScored"]
 
 
+@pytest.mark.parametrize("after", ["GameScored", "MessagePosted"])
+def test_after_seed_revealed_a_record_carries_one_game_scored_and_nothing_else(
+        after: str) -> None:
+    """docs/records.md, section 1: a record ends at SeedRevealed; one signed before that rule
+    may carry one GameScored after it. A second GameScored, or anything after the first, is
+    what no server's record holds (both verified before: an outside audit)."""
+    table, envelopes = game(GAME_TYPES[0])
+    ratings = [{"seat": 0, "player_id": "p_alice", "before": {"mu": 25.0, "sigma": 8.333},
+                "after": {"mu": 27.1, "sigma": 8.1}}]
+    scored = NewEvent("GameScored", {"ratings": ratings}, "system")
+    talker = table.seat_of(0)
+    assert talker is not None
+    extra = scored if after == "GameScored" else NewEvent(
+        "MessagePosted", {"seat": 0, "text": "gg"}, talker.player_id)
+    table, envelopes = extend(table, envelopes, [scored, extra], SEED, fixed_clock())
+
+    report = verify_record(sign(build_record(table, envelopes, SEED, [])))
+
+    assert not report.ok and report.first is not None
+    assert (report.first.check, report.first.version) == ("replay", len(envelopes))
+    assert "a record ends at SeedRevealed" in report.first.detail
+
+
 def test_a_five_player_record_verifies_and_reenacts() -> None:
     table, envelopes = play_offline("res-publica-2230ad", 5, SEED, Rng(b"five", 5),
                                     bots=[3, 4], clock=fixed_clock())

@@ -14,10 +14,12 @@ of check is a module of this package (run.py runs them in order):
 5. seed (seed.py): SHA-256(seed) is the commitment, and SeedRevealed, right after GameEnded,
    carries it;
 6. re-execution (replay.py): setup with the seed at GameStarted (which must come exactly when
-   the last seat is taken), then every move with the rng of its version: its seat must be an
+   the last seat is taken), then every move with its random stream (numbered by the moves
+   where GameCreated says "draws": "moves", else by versions: games.rng): its seat must be an
    actor, its id a legal move, its facts exactly the ones the rules produce; GameEnded exactly
    when the game is over, with the rules' score sheet, which the record's "scores" repeat
-   (completeness.py);
+   (completeness.py); table talk by its seat's player, never a bot's; after SeedRevealed,
+   nothing but one GameScored (older records);
 7. deadlines (deadlines.py; events.domain.deadlines), for a table with one: each TurnTimedOut
    names a seat on the clock started at that version and comes at or after its deadline;
    then, at a "resign" table, that seat's PlayerResigned at once; a MovePlayed by "system"

@@ -45,6 +45,7 @@ from events.records.verify.fields import (
 )
 from events.records.verify.paths import json_path
 from events.records.verify.verification import Verification
+from games.rng import DRAWS_BY_MOVE
 
 
 @dataclass
@@ -207,6 +208,10 @@ DATA: dict[str, dict[str, Key]] = {
         "deadline": Key(deadline, "optional"),  # a table with a time per move
         "game_id": Key(rule(is_game_id, GAME_ID_RULE), "optional"),
         "dealing": Key(rule(lambda value: value == "seats", '"seats"'), "optional"),
+        # the random streams numbered by the moves (games.rng.setup_stream, move_stream);
+        # games made before leave it out (numbered by versions)
+        "draws": Key(rule(lambda value: value == DRAWS_BY_MOVE, f'"{DRAWS_BY_MOVE}"'),
+                     "optional"),
         # a private table (public ones, the default, leave it out)
         "public": Key(rule(lambda value: value is False, "false"), "optional"),
     },

@@ -1,9 +1,12 @@
 """Check 6, re-execution: the events against the rules, from setup to the end. Setup with the
 seed at GameStarted (which must come exactly when the last seat is taken), then every move
-with the rng of its version: its seat must be an actor, its id a legal move, its facts
-exactly the ones the rules produce; GameEnded exactly when the game is over, with the rules'
-score sheet (resigned seats last). A game that deals by seats (GameCreated "dealing": "seats")
-is keyed by the seed and every seat's contribution (games.rng.seats_key), re-derived here.
+with its random stream: its seat must be an actor, its id a legal move, its facts exactly
+the ones the rules produce; GameEnded exactly when the game is over, with the rules' score
+sheet (resigned seats last); after SeedRevealed, nothing but one GameScored (older records).
+A game that deals by seats (GameCreated "dealing": "seats") is keyed by the seed and every
+seat's contribution (games.rng.seats_key), re-derived here. The streams are numbered as
+GameCreated says: with "draws": "moves", the setup's is 0 and a move's its number among the
+moves; without, the version of the event (games.rng.setup_stream, move_stream).
 Check 7 (deadlines.py) runs along, event by event."""
 
 from __future__ import annotations
@@ -15,10 +18,10 @@ from typing import Any
 from events.domain.deadlines import rank_resigned_last
 from events.records.verify.deadlines import Deadlines
 from events.records.verify.fields import is_int
-from events.records.verify.paths import first_difference, json_path
+from events.records.verify.paths import cut, described, first_difference, json_path
 from events.records.verify.verification import Verification
 from games.contract import Game, State
-from games.rng import SEAT_SEED, Rng, seats_key
+from games.rng import DRAWS_BY_MOVE, SEAT_SEED, Rng, move_stream, seats_key, setup_stream
 
 SYSTEM_EVENTS = ("GameCreated", "GameStarted", "GameEnded", "SeedRevealed", "GameScored",
                  "TurnTimedOut")
@@ -54,6 +57,7 @@ class Replay:
         self.seed = seed
         self.key = seed  # the rng's key: the seed, or with every seat's contribution
         self.dealing = created.get("dealing", "")
+        self.draws = created.get("draws", "")  # "moves": streams numbered by the moves
         self.seat_seeds: dict[int, str] = {}
         self.seat_count: int = created["seats"]
         self.options: dict[str, Any] = created["options"]
@@ -63,7 +67,8 @@ class Replay:
         self.state: State | None = None
         self.ended_at: int | None = None
         self.revealed_at: int | None = None
-        self.moves = 0
+        self.scored_at: int | None = None  # an older record's GameScored after SeedRevealed
+        self.moves = 0  # the moves re-executed, so far: the MovePlayed events before this one
         self.facts = 0
         self.carried: dict[str, int] = {}
         self.handlers: dict[str, Handler] = {
@@ -92,6 +97,8 @@ class Replay:
             self.stop(index, "this event is malformed")
             return False
         self.check_author(index, envelope)
+        if not self.expect_nothing_after_the_end(index, envelope["type"]):
+            return False
         if not self.expect_start(index, envelope["type"]) or \
                 not self.expect_end(index, envelope["type"]):
             return False
@@ -122,6 +129,12 @@ class Replay:
                 by == "system" and self.deadlines.played_by_system(seat))
             expected = "system" if bot_plays else self.players.get(seat)
         elif kind == "MessagePosted" and is_int(data.get("seat")):
+            if data["seat"] in self.bots:
+                # A bot holds no API key: no server writes its table talk (which, in a game
+                # numbered by versions, would move every later draw unseen).
+                self.add("replay", self.path(index, "data", "seat"), "table talk by a bot's "
+                         "seat: no server writes it (a bot posts nothing)", found=data["seat"])
+                return
             expected = self.players.get(data["seat"])  # a player posts under its own seat
         elif kind == "PlayerResigned" and is_int(data.get("seat")):
             timed_out = self.deadlines.must_resign == data["seat"]
@@ -130,6 +143,16 @@ class Replay:
             self.add("replay", self.path(index, "by"), f"a {kind} event is written by "
                      f"{'the system' if expected == 'system' else 'the seat’s player'}",
                      expected=expected, found=by)
+
+    def expect_nothing_after_the_end(self, index: int, kind: str) -> bool:
+        """A record ends at SeedRevealed; one signed before that rule may carry one
+        GameScored after it (docs/records.md, section 1), and nothing else."""
+        if self.revealed_at is None or (kind == "GameScored" and self.scored_at is None):
+            return True
+        self.add("replay", self.path(index, "type"), "a record ends at SeedRevealed "
+                 f"(events[{self.revealed_at}]); an older one may carry one GameScored after "
+                 "it, and nothing else", found=kind)
+        return False
 
     def expect_end(self, index: int, kind: str) -> bool:
         """Over by the rules: GameEnded must come now (the server appends it with the move
@@ -159,6 +182,10 @@ class Replay:
         if self.dealing not in ("", "seats"):
             self.add("replay", self.path(index, "data", "dealing"), "unknown dealing",
                      expected="seats", found=self.dealing)
+            return False
+        if self.draws not in ("", DRAWS_BY_MOVE):
+            self.add("replay", self.path(index, "data", "draws"), "unknown draws",
+                     expected=DRAWS_BY_MOVE, found=self.draws)
             return False
         return True
 
@@ -208,8 +235,9 @@ class Replay:
             return False
         if self.dealing == "seats":
             self.key = seats_key(self.seed, [self.seat_seeds[s] for s in range(self.seat_count)])
+        rng = Rng(self.key, setup_stream(self.draws, index + 1))
         try:
-            self.state = self.game.setup(self.seat_count, self.options, Rng(self.key, index + 1))
+            self.state = self.game.setup(self.seat_count, self.options, rng)
         except Exception as error:  # noqa: BLE001 - the rules refuse this setup
             self.stop(index, f"the rules cannot set this game up: {_described(error)}")
             return False
@@ -231,8 +259,8 @@ class Replay:
         try:
             # play() refuses a move that is not legal (games.contract), so the legal moves
             # are listed only then: listing them before every move was a fifth of the time.
-            self.state, produced = self.game.play(state, seat, {"id": move["id"]},
-                                                  Rng(self.key, index + 1))
+            rng = Rng(self.key, move_stream(self.draws, index + 1, self.moves))
+            self.state, produced = self.game.play(state, seat, {"id": move["id"]}, rng)
         except Exception as error:  # noqa: BLE001 - a rules bug must not hide the report
             legal = [m["id"] for m in self.game.legal_moves(state, seat)]
             if move["id"] not in legal:
@@ -240,7 +268,7 @@ class Replay:
                          f"seat {seat}; the legal ones are listed", expected=legal,
                          found=move["id"])
             else:
-                self.stop(index, f"the rules failed on this move: {error!r}")
+                self.stop(index, f"the rules failed on this move: {described(error)}")
             return False
         self.moves += 1
         self.facts += len(produced)
@@ -313,8 +341,11 @@ class Replay:
     def carried_event(self, index: int, envelope: dict[str, Any]) -> bool:
         kind = envelope["type"]
         self.carried[kind] = self.carried.get(kind, 0) + 1
-        if kind == "GameScored" and self.revealed_at is None:
-            self.add("replay", self.path(index, "type"), "GameScored comes after the end")
+        if kind == "GameScored":
+            if self.revealed_at is None:
+                self.add("replay", self.path(index, "type"), "GameScored comes after the end")
+            else:
+                self.scored_at = index
         return True
 
     def player_resigned(self, index: int, envelope: dict[str, Any]) -> bool:
@@ -360,5 +391,5 @@ def _described(error: Exception) -> str:
     messages = getattr(error, "messages", None)
     if isinstance(messages, dict):
         listed = "; ".join(f"{name}: {messages[name]}" for name in sorted(messages, key=str))
-        return f"{type(error).__name__}({listed})"
-    return repr(error)
+        return cut(f"{type(error).__name__}({listed})")
+    return described(error)
