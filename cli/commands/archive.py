@@ -55,11 +55,7 @@ def archive(older_than_days: float | None, games: tuple[str, ...], limit: int | 
     if age is None:
         raise click.UsageError("MEEPLE_ARCHIVE_AFTER_DAYS is off: say --older-than-days")
     if isinstance(app.store.archive, DirectoryArchive) and not app.store.archive.root.is_dir():
-        # A directory the API has never written to is likely not the one it reads (a relative
-        # default taken from another working directory): archived there, games would vanish.
-        raise click.UsageError(f"the archive directory {app.store.archive.root.absolute()} "
-                               "does not exist: set MEEPLE_ARCHIVE_URL to the API's archive "
-                               "(or make the directory to start a new one)")
+        _make_the_default(app.store.archive.root)
     # Sign only with a key the keyring already holds, as the housekeeping does: a key made
     # here would sign records that GET /v1/keys never lists (not the API's keys directory).
     keyring = Keyring(directory, RedisKeyRegistry(app.redis))
@@ -79,6 +75,26 @@ def archive(older_than_days: float | None, games: tuple[str, ...], limit: int | 
     click.echo(report(done))
     if done.failed:
         raise SystemExit(1)
+
+
+def _make_the_default(root: Path) -> None:
+    """The default archive, `var/archive`, made in a Meeple working directory (its `var/`
+    holds `meeple run`'s Redis and keys): the API makes it at its first archived game, so
+    until then it is missing, and an archive by hand makes it as the API would. Any other
+    missing directory is refused: one the API never wrote to is likely not the one it reads
+    (a relative path taken from another working directory, a typo), and games archived
+    there would vanish from it."""
+    default = os.environ.get("MEEPLE_ARCHIVE_URL", "").strip() == ""
+    if default and root.parent.is_dir():
+        root.mkdir()
+        click.echo(f"made the archive directory {root.absolute()} (the default: "
+                   "MEEPLE_ARCHIVE_URL is not set)", err=True)
+        return
+    where = ("this is no Meeple working directory (it has no var/): run this where the API "
+             "runs, or set MEEPLE_ARCHIVE_URL to its archive" if default else
+             "set MEEPLE_ARCHIVE_URL to the API's archive (or make the directory to start a "
+             "new one)")
+    raise click.UsageError(f"the archive directory {root.absolute()} does not exist: {where}")
 
 
 def report(done: ArchivePass) -> str:

@@ -57,6 +57,34 @@ def test_meeple_archive_refuses_a_directory_that_does_not_exist(environment):
     assert result.exit_code == 2 and "does not exist" in result.output, result.output
 
 
+def test_meeple_archive_makes_its_default_directory_where_the_api_runs(
+        environment, redis_client: redis.Redis, tmp_path, monkeypatch):
+    """The default, var/archive, is made by the API at its first archived game: before that
+    `meeple archive` refused to run (an outside audit); in a Meeple working directory (its
+    var/ holds `meeple run`'s Redis and keys) it makes it, as the API would."""
+    monkeypatch.delenv("MEEPLE_ARCHIVE_URL")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "var").mkdir()
+    app = Meeple(redis_client, archive=DirectoryArchive(tmp_path / "var" / "archive"))
+    ended = played_game(app)
+    Keyring(tmp_path / "keys").current()  # the API's key
+    unset = {**environment, "MEEPLE_ARCHIVE_URL": None}
+    result = CliRunner().invoke(main, ["archive", "--older-than-days", "0"], env=unset)
+    assert result.exit_code == 0, result.output
+    assert "made the archive directory" in result.output and "archived 1\n" in result.output
+    assert (tmp_path / "var" / "archive").is_dir() and app.store.archived(ended) is not None
+
+
+def test_meeple_archive_makes_no_default_directory_outside_a_meeple_directory(
+        environment, tmp_path, monkeypatch):
+    monkeypatch.delenv("MEEPLE_ARCHIVE_URL")
+    monkeypatch.chdir(tmp_path)  # no var/: not where the API runs
+    unset = {**environment, "MEEPLE_ARCHIVE_URL": None}
+    result = CliRunner().invoke(main, ["archive", "--older-than-days", "0"], env=unset)
+    assert result.exit_code == 2 and "does not exist" in result.output, result.output
+    assert not (tmp_path / "var").exists()
+
+
 def test_meeple_archive_without_the_api_keys_makes_no_key_and_signs_nothing(
         environment, redis_client: redis.Redis, tmp_path):
     """Without a key in MEEPLE_KEYS_DIR it archives only games whose record is already
