@@ -77,27 +77,34 @@ def meet_demands(state: State, seat: int) -> list[Fact]:
             trajan.remove(tile)
             open_demands.remove(demand)
             met.append(demand)
-    for demand in list(open_demands):
-        tile = next((t for t in player["tiles"] if FORUM[t].get("demand") == demand), None)
-        if tile is not None:
-            player["tiles"].remove(tile)
-            spent.append(tile)
-            open_demands.remove(demand)
-            met.append(demand)
-    for demand in list(open_demands):
-        tile = next((t for t in player["tiles"] if FORUM[t].get("wild") == "demand"), None)
-        if tile is not None:
-            player["tiles"].remove(tile)
-            spent.append(tile)
-            open_demands.remove(demand)
-            met.append(demand)
+    _spend_the_one_way(player["tiles"], open_demands, met, spent)
     state["gone"] += spent  # "The spent tokens are removed from the game."
+    return _demands_met(state, seat, met, open_demands, spent)
+
+
+def _spend_the_one_way(tiles: list[str], open_demands: list[str], met: list[str],
+                       spent: list[str]) -> None:
+    """Meet what `open_demands` still asks from `tiles` the one way decision 13 knows:
+    matching forum tiles, then demand wildcards (every list is updated in place)."""
+    for take in (lambda demand: _matching(tiles, demand), lambda _: _wildcard(tiles)):
+        for demand in list(open_demands):
+            tile = take(demand)
+            if tile is not None:
+                tiles.remove(tile)
+                spent.append(tile)
+                open_demands.remove(demand)
+                met.append(demand)
+
+
+def _demands_met(state: State, seat: int, met: list[str], unmet: list[str], spent: list[str]
+                 ) -> list[Fact]:
+    """The seat's demands are settled: what it met, and the penalty for the rest."""
     facts = [fact(f"{who(seat)} meets {len(met)} of {len(state['demands'])} demand(s).",
-                  seat=seat, met=met, unmet=open_demands, spent=spent)]
-    penalty = int(DATA["penalties"][len(open_demands)])
+                  seat=seat, met=met, unmet=list(unmet), spent=spent)]
+    penalty = int(DATA["penalties"][len(unmet)])
     if penalty:
         facts.append(score_points(state, seat, penalty, "demands",
-                                  f"{len(open_demands)} unmet demand(s)"))
+                                  f"{len(unmet)} unmet demand(s)"))
     return facts
 
 
@@ -195,27 +202,10 @@ def play_demand(state: State, seat: int, move: Move, rng: Rng) -> list[Fact]:
         return facts
     open_demands = meeting["open"]
     met, spent = list(meeting["met"]), list(meeting["spent"])
-    for demand in list(open_demands):  # the one way left: matching tiles, then wildcards
-        tile = _matching(player["tiles"], demand)
-        if tile is not None:
-            player["tiles"].remove(tile)
-            spent.append(tile)
-            open_demands.remove(demand)
-            met.append(demand)
-    for demand in list(open_demands):
-        tile = _wildcard(player["tiles"])
-        if tile is not None:
-            player["tiles"].remove(tile)
-            spent.append(tile)
-            open_demands.remove(demand)
-            met.append(demand)
+    _spend_the_one_way(player["tiles"], open_demands, met, spent)  # the one way left
     state["gone"] += [t for t in spent if t not in meeting["spent"]]
-    facts.append(fact(f"{who(seat)} meets {len(met)} of {len(state['demands'])} demand(s).",
-                      seat=seat, met=met, unmet=list(open_demands), spent=spent))
-    penalty = int(DATA["penalties"][len(open_demands)])
-    if penalty:  # never, as a seat is asked only when every demand can be met
-        facts.append(score_points(state, seat, penalty, "demands",
-                                  f"{len(open_demands)} unmet demand(s)"))
+    # No penalty: a seat is asked only when every demand can be met.
+    facts += _demands_met(state, seat, met, open_demands, spent)
     return facts + _demands_from(state, seat + 1, rng)
 
 
