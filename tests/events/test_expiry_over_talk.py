@@ -21,7 +21,7 @@ from events.application.meeple import Meeple
 from events.domain.table import Status, Table
 from events.exceptions import MeepleError
 from events.store.clients import EventsClient
-from games.rng import Rng
+from games.rng import Rng, move_stream
 
 ALICE, BOB = Player("p_alice", "alice"), Player("p_bob", "bob")
 
@@ -34,9 +34,9 @@ def facts_that_differ(app: Meeple, game_id: str) -> list[int]:
             continue
         before = app.table_at(game_id, envelope["v"] - 1)
         assert before.state is not None
+        stream = move_stream(before.draws, envelope["v"], before.moves)
         _, facts = before.game.play(copy.deepcopy(before.state), envelope["data"]["seat"],
-                                    envelope["data"]["move"],
-                                    Rng(before.rng_key(seed), envelope["v"]))
+                                    envelope["data"]["move"], Rng(before.rng_key(seed), stream))
         if json.loads(json.dumps(facts)) != envelope["data"]["facts"]:
             differ.append(envelope["v"])
     return differ

@@ -35,7 +35,7 @@ from flask import Flask
 from games.asking_for_trobils import GAME
 from games.asking_for_trobils.cards import LOCATIONS, RIFFRAFF, cost, credits_of, is_city
 from games.contract import State
-from games.rng import Rng, seats_key
+from games.rng import DRAWS_BY_MOVE, Rng, move_stream, seats_key, setup_stream
 from service import create_app
 from tests.service.conftest import Caller
 
@@ -57,12 +57,14 @@ PRELUDE_TURNS = 600
 
 
 class Sim:
-    """A game played the way the server plays it: setup at v4, each move with Rng(seed, v)."""
+    """A game played the way the server plays it (a new table's `"draws": "moves"`): the
+    setup from random stream 0, each move from its number among the moves."""
 
     def __init__(self, seed: bytes) -> None:
         self.seed = seed
         self.version = STARTED_AT
-        self.state: State = GAME.setup(2, {"short_game": False}, Rng(seed, STARTED_AT))
+        self.state: State = GAME.setup(2, {"short_game": False},
+                                       Rng(seed, setup_stream(DRAWS_BY_MOVE, STARTED_AT)))
         self.played: list[tuple[int, str]] = []
 
     def copy(self) -> Sim:
@@ -82,7 +84,8 @@ class Sim:
         assert move_id in self.legal(), (move_id, self.state["phase"], self.legal())
         self.version += 1
         seat = self.seat
-        self.state, _ = GAME.play(self.state, seat, {"id": move_id}, Rng(self.seed, self.version))
+        stream = move_stream(DRAWS_BY_MOVE, self.version, len(self.played))
+        self.state, _ = GAME.play(self.state, seat, {"id": move_id}, Rng(self.seed, stream))
         self.played.append((seat, move_id))
 
 
