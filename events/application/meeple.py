@@ -471,9 +471,11 @@ class Meeple:
         # changes no state, so deciding again (the draws of a later version differ, so a
         # decision is never reused) does not search again what it searched already.
         chosen: dict[str, str] = {}
+        # From the first attempt: one that meets table talk waits out no floor again (the
+        # wait would widen the window the next talk lands in).
+        began = time.monotonic()
 
         def attempt() -> Table:
-            began = time.monotonic()
             table = self.load(game_id)
             decision = decide_timeout(table, seat, started, seed, self.clock(), time.monotonic,
                                       chosen)
