@@ -320,9 +320,11 @@ def test_trobils_the_seat_that_wins_by_ending_the_game_ends_it() -> None:
 # --- Res Publica: a trade in progress is valued by what it may bring ----------------------------
 
 
-def res_publica_table(hands: list[dict[str, int]], name: bytes) -> tuple[Game, State]:
-    """A fresh 2-seat Res Publica table, seat 0 to move, the hands replaced by `hands`."""
-    game = GAMES["res-publica-2230ad"]
+def res_publica_table(hands: list[dict[str, int]], name: bytes,
+                      version: str | None = None) -> tuple[Game, State]:
+    """A fresh 2-seat Res Publica table (the newest rules, or `version`), seat 0 to move, the
+    hands replaced by `hands`."""
+    game = RULES["res-publica-2230ad"][version] if version else GAMES["res-publica-2230ad"]
     state = game.setup(len(hands), {}, Rng(name, 0))
     for player, hand in zip(state["seats"], hands, strict=True):
         player["hand"] = dict(hand)
@@ -356,21 +358,75 @@ def test_res_publica_a_request_is_valued_by_the_cards_it_may_bring() -> None:
     assert assert_values(game, submitted)[0] == pytest.approx(terran)
 
 
-def test_res_publica_an_answer_is_valued_when_it_pays_both() -> None:
+@pytest.mark.parametrize("version", ["3", "4"])
+def test_res_publica_an_answer_is_valued_when_it_pays_both(version: str) -> None:
     """'Each of your opponents who is able and willing to trade names the cards he demands in
     return for meeting your request.' Seat 1, asked for a Teleport it does not need and one
     Ornopean short of a Space Station, gains by demanding an Ornopean, which the proposer
-    holds and does not need; a demand the proposer would lose by is worth nothing to it
-    (the proposer declines it)."""
+    holds and does not need; a demand the proposer would lose by brings nothing (the proposer
+    declines it): under version 3 it is worth what no answer is, under version 4, where a
+    begun answer must be given, a little less (`IDLE_ANSWER`), so a seat with nothing to gain
+    passes rather than begin an answer it must then give."""
     game, state = res_publica_table(
         [{"warp": 4, "ornopeans": 1, "galaesh": 1},
-         {"teleport": 1, "ornopeans": 4, "damakros": 1}], b"answer")
+         {"teleport": 1, "ornopeans": 4, "damakros": 1}], b"answer", version)
     state = played(game, state, 0, "request", "add:teleport:1", "submit")
     before = assert_values(game, state)[1]
     fair = played(game, state, 1, "add:ornopeans:1")
     assert assert_values(game, fair)[1] > before
     greedy_demand = played(game, state, 1, "add:warp:4")  # the proposer's City to come
-    assert assert_values(game, greedy_demand)[1] == pytest.approx(before)
+    if version == "3":
+        assert assert_values(game, greedy_demand)[1] == pytest.approx(before)
+    else:
+        assert assert_values(game, greedy_demand)[1] < before
+        assert projected_gain(game, greedy_demand, 1) == pytest.approx(
+            -res_publica_evaluate.IDLE_ANSWER)
+
+
+def projected_gain(game: Game, state: State, seat: int) -> float:
+    """What the trade in progress adds to `seat`'s projected total."""
+    t = res_publica_evaluate.table(state)
+    return res_publica_evaluate.trade_prospects(state, t).get(seat, 0.0)
+
+
+def test_res_publica_v4_a_begun_answer_is_valued_as_the_answer_it_will_be() -> None:
+    """Version 4: 'an opponent who has begun drafting an answer ... may no longer pass'. Its
+    draft is valued as the answer it must give: one the proposer gains by is taken, with what
+    it costs its author; under version 3 such a draft was worth nothing to its author (it
+    could still pass), and a bot began answers at version 4 that it then had to give. Seat 1,
+    asked for a Teleport, demands a Galaesh, which the proposer has no use for."""
+    game, state = res_publica_table(
+        [{"warp": 4, "ornopeans": 1, "galaesh": 1},
+         {"teleport": 1, "ornopeans": 4, "damakros": 1}], b"answer")
+    state = played(game, state, 0, "request", "add:teleport:1", "submit")
+    cheap = played(game, state, 1, "add:galaesh:1")  # the proposer's card it has no use for
+    by_gain, gain = projected_gain(game, cheap, 0), projected_gain(game, cheap, 1)
+    assert by_gain > 0  # the proposer would take it ...
+    assert gain == pytest.approx(res_publica_evaluate.ACCEPTED * trade_gain(cheap, 1))
+    answered = played(game, cheap, 1, "submit")  # ... and once said, takes it for sure
+    assert projected_gain(game, answered, 1) == pytest.approx(trade_gain(cheap, 1))
+    assert projected_gain(game, answered, 0) > by_gain
+
+
+def trade_gain(state: State, seat: int) -> float:
+    """Seat `seat`'s gain in points if the trade in progress were made with its answer."""
+    t = res_publica_evaluate.table(state)
+    trade = state["trade"]
+    side = trade["drafts"].get(str(seat)) or trade["answers"][str(seat)]
+    look = res_publica_evaluate._Look(t, state)
+    return look.trade(trade["by"], seat, trade["mode"], trade["proposal"], side)[1]
+
+
+def test_res_publica_v4_greedy_passes_when_no_answer_pays() -> None:
+    """Version 4 binds a begun answer: greedy, asked for cards when no answer it could give
+    gains it anything the proposer would take, passes, in every world it may imagine."""
+    game, state = res_publica_table(
+        [{"warp": 4, "ornopeans": 1, "galaesh": 1},
+         {"teleport": 1, "ornopeans": 4, "damakros": 1}], b"answer")
+    state = played(game, state, 0, "request", "add:ornopeans:4", "submit")  # its Station
+    for n in range(6):
+        move = bot_move(game, state, 1, bot_rng(b"pass", n, 1), Level.parse("greedy"))
+        assert move["id"] == "pass"
 
 
 @pytest.mark.parametrize("players", [2, 5])
