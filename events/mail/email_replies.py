@@ -248,6 +248,7 @@ class EmailReplies:
     def _decide(self, message: EmailMessage, token: reply_tokens.ReplyToken, table: Table,
                 player_id: str) -> ReplyResult:
         at = ReplyResult("", "", table.id, token.seat, table.version)
+        words = reply_words(message)  # read before the address is used up: bad bytes lose nothing
         if not self._first_use(token):
             return replace(at, outcome="reused", reason=(
                 "This reply's address was used already: each email's codes can be played "
@@ -257,7 +258,7 @@ class EmailReplies:
             if stale:
                 return replace(at, outcome="stale", reason=stale + " Nothing was played.")
             try:
-                moves = self._resolve(table, player_id, token.seat, reply_words(message))
+                moves = self._resolve(table, player_id, token.seat, words)
             except Unreadable as why:
                 return replace(at, outcome="unreadable", reason=f"{why} Nothing was played.")
             try:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import codecs
 import re
 from email import message_from_bytes, policy
+from email.headerregistry import BaseHeader, HeaderRegistry, UnstructuredHeader
 from email.message import EmailMessage
 from html.parser import HTMLParser
 
@@ -56,9 +57,32 @@ CHARSET_ALIASES = {
 
 
 def parse_message(raw: bytes) -> EmailMessage:
-    message = message_from_bytes(raw, policy=policy.default)
-    assert isinstance(message, EmailMessage)  # policy.default makes EmailMessage
-    return message
+    """The email `raw` holds, however malformed: a header the standard parser cannot read
+    (it raises on an RFC 2231 parameter such as `charset*=idna''x`, decoding it with a codec
+    that is no text encoding) is kept as plain text, so its body and reply address are still
+    read; bytes nothing can read give an empty message (no reply address: "forged")."""
+    for parsing in (policy.default, _LENIENT):
+        try:
+            message = message_from_bytes(raw, policy=parsing)
+        except Exception:  # noqa: BLE001 - the stdlib parser raises assorted errors on bad input
+            continue
+        assert isinstance(message, EmailMessage)  # an EmailPolicy makes EmailMessage
+        return message
+    return EmailMessage()
+
+
+class _LenientHeaders(HeaderRegistry):
+    """Headers as the default policy reads them, but one it cannot parse is plain text."""
+
+    def __call__(self, name: str, value: str) -> BaseHeader:
+        try:
+            return super().__call__(name, value)
+        except Exception:  # noqa: BLE001 - as above
+            plain = type("_PlainHeader", (UnstructuredHeader, self.base_class), {})
+            return plain(name, value)  # type: ignore[no-any-return]
+
+
+_LENIENT = policy.default.clone(header_factory=_LenientHeaders())
 
 
 def body_text(message: EmailMessage) -> str:
@@ -79,7 +103,7 @@ def part_text(message: EmailMessage, subtype: str) -> str:
         return ""
     try:
         text = payload.decode(codec_of(part.get_content_charset()), errors="replace")
-    except (LookupError, UnicodeError):  # a codec that refuses to decode at all ("undefined")
+    except (LookupError, UnicodeError, ValueError):  # a codec that refuses to decode ("undefined")
         text = payload.decode("utf-8", errors="replace")
     return html_to_text(text) if subtype == "html" else text
 
@@ -91,7 +115,7 @@ def codec_of(charset: str | None) -> str:
     name = CHARSET_ALIASES.get((charset or "").strip().lower(), charset or "utf-8")
     try:
         codec = codecs.lookup(name)
-    except LookupError:
+    except (LookupError, ValueError):  # ValueError: a label with a NUL in it
         return "utf-8"
     return name if getattr(codec, "_is_text_encoding", True) else "utf-8"
 

@@ -109,3 +109,17 @@ def test_a_charset_label_naming_no_text_encoding_is_read_as_utf8(charset: str) -
     names, but as codecs that transform bytes or refuse to decode: the inbound route was a
     500 and `meeple smtpd` said 451, after the reply's address was used up."""
     assert reply_words(parse_message(plain_reply("3", charset))) == ["3"]
+
+
+@pytest.mark.parametrize("content_type", [
+    "text/plain; charset*=idna''x", "text/plain; charset*=utf-8''%ff%fe",
+    'text/plain; charset="utf-8\x00"', "text/plain; name*=punycode''x; charset=utf-8"])
+def test_a_header_the_parser_chokes_on_leaves_the_words_readable(content_type: str) -> None:
+    """The standard parser raises on an RFC 2231 parameter decoded with a codec that is no
+    text encoding (it decodes every such parameter at once): the header is kept as text,
+    and the words and the reply address are read."""
+    raw = ("From: alice@example.org\r\nTo: play+x@localhost\r\n"
+           f"Content-Type: {content_type}\r\n\r\n3\r\n").encode()
+    message = parse_message(raw)
+    assert reply_words(message) == ["3"]
+    assert message["To"] == "play+x@localhost"
