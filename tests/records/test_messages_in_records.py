@@ -13,16 +13,18 @@ from events.domain.envelope import NewEvent
 from events.domain.table import Status
 from events.records.record import build_record
 from events.records.verify import verify_record
-from games.rng import Rng
+from games.rng import DRAWS_BY_MOVE, Rng
 from tests.records.helpers import GAME_TYPES, SEED, sign
 
 
-def finished_with_messages(game_type: str, after_the_end: bool = False) -> dict[str, Any]:
+def finished_with_messages(game_type: str, after_the_end: bool = False,
+                           draws: str = DRAWS_BY_MOVE) -> dict[str, Any]:
     """A record with talk during play; `after_the_end`: also the talk that followed the end
-    (which no server's record holds)."""
+    (which no server's record holds now); `draws=""`: a game made before GameCreated said
+    "draws"."""
     rng = Rng(b"tests/records messages", 2)
     table, envelopes = play_offline(game_type, 2, SEED, rng, moves=3, game_id="g-talk",
-                                    clock=fixed_clock())
+                                    clock=fixed_clock(), draws=draws)
     log = OfflineLog(table.id, SEED, fixed_clock())
     log.table, log.envelopes = table, list(envelopes)
     log.append([NewEvent("MessagePosted", {"seat": 0, "text": "good luck"}, "p_alice")])
@@ -68,3 +70,15 @@ def test_talk_after_the_end_is_refused_in_a_record() -> None:
     assert not report.ok and report.first is not None
     assert (report.first.check, report.first.version) == ("replay", talk["v"])
     assert "a record ends at SeedRevealed" in report.first.detail
+
+
+def test_talk_after_the_end_in_a_record_made_before_draws_by_moves_verifies() -> None:
+    """Before 1 December 2026 a server's record held the game's whole log, talk after the end
+    included, and those records keep verifying (docs/records.md, section 1: a record without
+    "draws" "may carry table talk after SeedRevealed too, checked as any talk is"). Refused
+    for a while in session 38: an outside audit signed such a record on the old code."""
+    record = finished_with_messages(GAME_TYPES[0], after_the_end=True, draws="")
+    assert "draws" not in record["events"][0]["data"]
+    assert [e["type"] for e in record["events"][-2:]] == ["SeedRevealed", "MessagePosted"]
+    report = verify_record(record)
+    assert report.ok, [p.to_json() for p in report.problems]
