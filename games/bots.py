@@ -33,6 +33,9 @@ _ISMCTS = re.compile(r"ismcts(?:-(\d{1,6})(ms|it))?")
 
 Clock = Callable[[], float]  # seconds, monotonic (time.monotonic); passed in: the rules read none
 FLOOR_MS = 250  # greedy's and an iteration search's moves come no sooner (see `move_floor`)
+# A move that takes longer than this share of its time budget has missed it (logged and
+# counted by the workers); it is also the floor of a time budget's moves (`move_floor`).
+OVER_BUDGET = 1.2
 
 
 @dataclass(frozen=True)
@@ -107,13 +110,15 @@ def random_move(game: Game, state: State, seat: Seat, rng: Rng) -> Move:
 def move_floor(level: Level) -> float:
     """The seconds a bot's move at a table with people must not come sooner than, so that
     when it comes does not tell what the bot's seat holds (a hand with no card of a clan
-    leaves one legal move, played at once; greedy's time grows with its choices): a time
-    budget's own length, even for a seat's only move; FLOOR_MS for greedy and an iteration
-    budget (whose longer searches still take longer); nothing for random, whose time does
-    not depend on the hand."""
+    leaves one legal move, played at once; greedy's time grows with its choices): for a time
+    budget OVER_BUDGET times it, even for a seat's only move (a search with a choice runs
+    past its budget by its last iteration: at the budget alone, a move that came later than
+    it told a real choice); FLOOR_MS for greedy and an iteration budget (whose longer
+    searches still take longer); nothing for random, whose time does not depend on the
+    hand."""
     if level.kind == "random":
         return 0.0
-    return (level.ms if level.ms is not None else FLOOR_MS) / 1000
+    return level.ms * OVER_BUDGET / 1000 if level.ms is not None else FLOOR_MS / 1000
 
 
 def bot_move(game: Game, state: State, seat: Seat, rng: Rng, level: Level,

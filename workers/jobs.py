@@ -16,11 +16,10 @@ from events.domain.table import Status, Table
 from events.exceptions import GameOver, IllegalMoveError, NotYourTurn, VersionConflict
 from events.readmodels.ratings import Ratings
 from events.store.clients import Connections, connect
-from games.bots import GREEDY, Level, bot_move, bot_rng, move_floor
+from games.bots import GREEDY, OVER_BUDGET, Level, bot_move, bot_rng, move_floor
 
 log = structlog.get_logger()
 
-OVER_BUDGET = 1.2  # a move that takes longer than 120 % of its budget is logged and counted
 # The searching bots of one game think this long in all (seconds, MEEPLE_BOT_THINKING_SECONDS);
 # then they play greedy. Anyone may seat five ismcts-5000ms bots at a table of their own, and
 # such a game would hold an `ai` worker for hours: this bounds what one table costs.
