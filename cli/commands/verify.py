@@ -80,6 +80,13 @@ def _checked_text(checked: dict[str, Any]) -> str:
                   (("made_by_server", "seat seeds made from the server's seed (sent none)"),
                    ("brought", "seat seeds brought by the seats"))
                   if seats.get(key)]
+    randomness = checked.get("randomness")
+    if isinstance(randomness, dict):
+        parts.append("keyed by " + ("the server's seed and every seat's"
+                                    if randomness.get("dealing") == "seats"
+                                    else "the server's seed alone")
+                     + ", draws numbered by " + ("the moves" if randomness.get("draws") == "moves"
+                                                 else "the versions (an older record)"))
     for kind, text in (checked.get("not_rederived") or {}).items():
         parts.append(f"{kind}: {text}")
     return "; ".join(parts)

@@ -44,6 +44,8 @@ def test_verify_a_valid_record_exits_0(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert result.output.startswith("VALID: game g-res-publica-2230ad-2 (res-publica-2230ad")
     assert "moves re-executed" in result.output and "trust not checked" in result.output
+    assert ("keyed by the server's seed and every seat's, draws numbered by the moves"
+            in result.output)
 
 
 def test_verify_a_tampered_record_exits_1_and_names_the_place(tmp_path: Path) -> None:

@@ -129,15 +129,19 @@ def test_a_new_game_says_draws_moves_and_its_record_verifies() -> None:
     report = verify_record(sign(build_record(table, envelopes, SEED, [])))
     assert report.ok, [p.describe() for p in report.problems]
     assert report.checked["moves_reexecuted"] == table.moves == len(moves_of(envelopes))
+    assert report.checked["randomness"] == {"dealing": "seats", "draws": "moves"}
 
 
 @pytest.mark.parametrize("game_type", GAME_TYPES)
 def test_an_old_style_record_numbered_by_versions_still_verifies(game_type: str) -> None:
+    """It verifies, and says what it is: an auditor who relies on draws nobody can shift
+    sees that this record has not got them (an outside audit found that nothing said so)."""
     table, envelopes = play_offline(game_type, 2, SEED, Rng(b"tests old", 2), game_id="g-old",
                                     clock=fixed_clock(), draws="")
     assert "draws" not in envelopes[0]["data"]
     report = verify_record(sign(build_record(table, envelopes, SEED, [])))
     assert report.ok, [p.describe() for p in report.problems]
+    assert report.checked["randomness"] == {"dealing": "seats", "draws": "versions"}
 
 
 @pytest.mark.parametrize("draws", ["", DRAWS_BY_MOVE])

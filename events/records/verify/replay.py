@@ -89,6 +89,10 @@ class Replay:
             "not_rederived": {kind: f"{count} × {NOT_REDERIVED[kind]}"
                               for kind, count in self.carried.items()},
             "reexecuted_to_the_end": finished,
+            # What the deal follows (docs/records.md, section 5): a reader who relies on a
+            # seed of her own, or on draws nobody can shift, sees whether this record has them.
+            "randomness": {"dealing": "seats" if self.dealing == "seats" else "seed",
+                           "draws": "moves" if self.draws == DRAWS_BY_MOVE else "versions"},
         })
 
     def step(self, index: int, envelope: Any) -> bool:
