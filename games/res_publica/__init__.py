@@ -15,9 +15,10 @@ if TYPE_CHECKING:
 
 class ResPublica(PhasedGame):
     """The game under one rules version (README "Rules versions"): "1" (as first hosted), "2"
-    (the rules as printed), "3" (an "or" names as many cards on each side) or "4" (an answer
-    once begun is given, not passed; draw options count what they draw). The version is
-    written into the state at setup, so the rules code follows the state it is given."""
+    (the rules as printed), "3" (an "or" names as many cards on each side), "4" (an answer
+    once begun is given, not passed; draw options count what they draw) or "5" (as "4", and
+    seats sharing a rank are one list in the score sheet's ranking). The version is written
+    into the state at setup, so the rules code follows the state it is given."""
 
     id = "res-publica-2230ad"
     title = "Res Publica 2230 AD"
@@ -50,7 +51,8 @@ class ResPublica(PhasedGame):
 
 
 # Oldest first; a game keeps the rules it was created with (games.registry).
+# "5" plays and deals as "4"; only its score sheet groups tied seats (board.ties_as_lists).
 VERSIONS: tuple[ResPublica, ...] = (
-    ResPublica("1"), ResPublica("2"), ResPublica("3"), ResPublica("4"),
+    ResPublica("1"), ResPublica("2"), ResPublica("3"), ResPublica("4"), ResPublica("5"),
 )
 GAME = VERSIONS[-1]

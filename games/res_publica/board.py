@@ -60,6 +60,15 @@ def draws_counted(state: State) -> bool:
     return int(state.get("rules", 1)) >= 4
 
 
+def ties_as_lists(state: State) -> bool:
+    """Rules version 5: the score sheet's `ranking` holds the seats sharing a rank as one list
+    (`[[0, 1], 2]`), as openapi's ScoreSheet says of every game's result
+    (games.standings.rank_tied_together). Versions 1 to 4 list them one by one in seat order
+    (`[0, 1, 2]`): their GameEnded results are re-enacted by record verification, so they
+    keep that shape."""
+    return int(state.get("rules", 1)) >= 5
+
+
 def new_player() -> Player:
     """A player's area; `copy_player` copies each of its containers."""
     return {

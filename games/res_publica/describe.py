@@ -329,10 +329,12 @@ def _ending(view: View, names: Sequence[str]) -> list[str]:
 
 
 def _ranking(view: View, names: Sequence[str]) -> str:
-    """'1. alice, 2. bob, 2. carol' (ties share the rank)."""
+    """'1. alice, 2. bob, 2. carol' (ties share the rank). `ranking` holds a seat, or (rules
+    version 5) the seats sharing a rank as one list: both read alike."""
     sheets = {int(x["seat"]): x for x in view["score"]["seats"]} if view.get("score") else {}
-    return listed([f"{sheets[s]['rank']}. {seat_name(names, s)}"
-                   for s in map(int, view["score"]["ranking"]) if s in sheets] if sheets else [])
+    places = view["score"]["ranking"] if sheets else []
+    seats = [int(s) for place in places for s in (place if isinstance(place, list) else [place])]
+    return listed([f"{sheets[s]['rank']}. {seat_name(names, s)}" for s in seats if s in sheets])
 
 
 def _reveal_order(reveal: dict[str, Any], names: Sequence[str]) -> str:

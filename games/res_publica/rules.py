@@ -11,12 +11,13 @@ so a player may skip ahead but never go back:
 When the game ends: "reveal" (from the finishing player clockwise, each may still display
 for Stations and Cities, then says "done"), then "over".
 
-Four rules versions share this code (README "Rules versions"): a state of version 2 or later
+Five rules versions share this code (README "Rules versions"): a state of version 2 or later
 carries "rules": N, and `as_printed(state)` switches where the printed rules differ from
 version 1: the fourth mission ends the game at once (`play`), Troopers are all discarded when
 the game ends (`end_game`), and the stall end waits until nobody can ever draw again
 (`end_turn`). The trade step has the other two differences, and those of versions 3 and 4
-(trade.py); version 4 also counts what each draw option draws (`draw_options`).
+(trade.py); version 4 also counts what each draw option draws (`draw_options`); version 5
+only groups tied seats in the score sheet's `ranking` (`score`).
 
 Each phase has ONE function listing its legal moves (MOVES) and one applying them (PLAY).
 State is plain JSON data; `play` works on a copy of the parts the move changes (FOOTPRINT).
@@ -42,6 +43,7 @@ from games.res_publica.board import (
     new_player,
     release_all_troopers,
     release_troopers,
+    ties_as_lists,
     unseen_transfer,
     who,
 )
@@ -66,6 +68,7 @@ from games.res_publica.cards import (
 )
 from games.res_publica.displays import apply_display, display_moves
 from games.rng import Rng
+from games.standings import rank_tied_together
 
 TROOPERS = with_keyword("trooper")
 DONE: Move = {"id": "done", "label": "Done displaying", "kind": "done"}
@@ -138,7 +141,7 @@ def _fourth_mission_ends_now(state: State) -> bool:
 
 
 def setup(players: int, rng: Rng, rules: int = 1) -> State:
-    """The dealt table under rules version `rules` (1 to 4; version 1 states carry no
+    """The dealt table under rules version `rules` (1 to 5; version 1 states carry no
     key)."""
     decks = {deck: full_deck(deck) for deck in DATA["decks"]}
     for cards in decks.values():
@@ -483,14 +486,22 @@ def breakdown(state: State, seat: int) -> dict[str, int]:
 
 
 def score(state: State) -> dict[str, Any]:
+    """The score sheet. Ties share the rank (decision 13: the rulebook prints no tie-break);
+    `ranking` lists the seats best first, tied seats as one list from rules version 5
+    (`board.ties_as_lists`), one by one in seat order before."""
     parts = [breakdown(state, seat) for seat in range(state["players"])]
     totals = [sum(part.values()) for part in parts]
-    sheets = [
+    sheets: list[dict[str, Any]] = [
         {"seat": seat, "total": total, "breakdown": parts[seat],
          "rank": 1 + sum(1 for other in totals if other > total)}
         for seat, total in enumerate(totals)
     ]
-    ranking = [s["seat"] for s in sorted(sheets, key=lambda s: (s["rank"], s["seat"]))]
+    ranking: list[int | list[int]]
+    if ties_as_lists(state):  # version 5: seats sharing a rank are one list
+        # No tie-break is printed (decision 13): equal totals share the rank.
+        ranking = rank_tied_together([{**s, "tiebreak": 0} for s in sheets])
+    else:  # versions 1 to 4: every seat alone, tied seats in seat order (as recorded)
+        ranking = [s["seat"] for s in sorted(sheets, key=lambda s: (s["rank"], s["seat"]))]
     return {"seats": sheets, "ranking": ranking}
 
 

@@ -213,3 +213,24 @@ def test_a_trooper_on_a_space_station_and_a_location() -> None:
                     p.title == "bob")
         assert "Space Station cards: 1 (3 points); 1 blocked by alice's Trooper" in part.lines
         assert "Locations: University (blocked by carol's Trooper)" in part.lines
+
+
+def test_the_ranking_reads_the_same_under_every_version() -> None:
+    """"The player with the most points wins the game." No tie-break is printed, so equal
+    totals share the rank (decision 13): the table reads the same whether `ranking` lists
+    the tied seats one by one (rules versions 1 to 4) or as one list (version 5, as
+    openapi's ScoreSheet says: "seats tied for a place are one list")."""
+    texts = []
+    for game in VERSIONS:
+        state = game.setup(3, {}, Rng(b"tied", 1))
+        set_hand(state, 0)
+        set_hand(state, 1, pilot=1)  # bob 1 point (a grey card); alice and carol 0
+        set_hand(state, 2)
+        state["phase"], state["reveal"] = "over", {"order": [0, 1, 2], "index": 3}
+        view = game.view(state, None)
+        grouped = [1, [0, 2]] if game.rules_version == "5" else [1, 0, 2]
+        assert view["score"]["ranking"] == grouped
+        texts.append(as_text(told(game, state, None)))
+    assert all(text == texts[0] for text in texts)
+    assert "The game is over. Ranking: 1. bob, 2. alice, 2. carol" in re.sub(
+        r"\s+", " ", texts[-1])

@@ -7,10 +7,11 @@ stays in exactly one place.
 Long (one test per rule sentence, in the rulebook's order) so that it reads alongside the
 rulebook; the helpers at the top are shared by every scenario.
 
-Rules versions: the scenarios play the newest rules (GAME, version 4: the rules as printed,
+Rules versions: the scenarios play the newest rules (GAME, version 5: the rules as printed,
 with the options of an "or" naming as many cards each, an answer once begun given, and draw
-options counting what they draw) unless they say otherwise; tests/games/test_res_publica_v4.py
-has version 4's own scenarios. The last
+options counting what they draw, as version 4; tied seats are one list in the score sheet's
+`ranking`) unless they say otherwise; tests/games/test_res_publica_v4.py has version 4's own
+scenarios, tests/games/test_res_publica_v5.py version 5's. The last
 section, "Version 1", keeps the tests of the version 1 behaviour that version 2 changes
 (issue 12), so games still running under version 1 stay covered; each of the five changes
 has its version 2 scenario beside the rule it quotes.
@@ -31,7 +32,7 @@ from games.res_publica.cards import CARDS, DATA, deck_of
 from games.rng import Rng
 
 State = dict[str, Any]
-V1, V2, V3, V4 = VERSIONS
+V1, V2, V3, V4, V5 = VERSIONS
 
 
 # --- helpers ---------------------------------------------------------------------------------
@@ -134,16 +135,18 @@ def public_text(facts: list[Fact]) -> str:
 
 def test_game_metadata_and_registry() -> None:
     """Contract: id, title, 2-5 players, an options schema without options; rules versions
-    "1" to "4" side by side, new tables get "4"."""
+    "1" to "5" side by side, new tables get "5"."""
     from games.registry import get_game
 
     assert all(isinstance(game, Game) for game in VERSIONS)
-    assert [game.rules_version for game in VERSIONS] == ["1", "2", "3", "4"] and GAME is V4
+    assert [game.rules_version for game in VERSIONS] == ["1", "2", "3", "4", "5"]
+    assert GAME is V5
     assert get_game("res-publica-2230ad") is GAME
     assert get_game("res-publica-2230ad", "1") is V1
     assert (GAME.title, GAME.min_players, GAME.max_players) == ("Res Publica 2230 AD", 2, 5)
     assert "rules" not in new_game(game=V1) and new_game(game=V2)["rules"] == 2
     assert new_game(game=V3)["rules"] == 3 and new_game(game=V4)["rules"] == 4
+    assert new_game(game=V5)["rules"] == 5
     assert GAME.options().load({}) == {}
     with pytest.raises(ValidationError):
         GAME.options().load({"variant": True})
@@ -881,14 +884,16 @@ def test_final_scoring() -> None:
 
 def test_ties_share_the_rank() -> None:
     """"The player with the most points wins the game." (No tie-break is printed: ties share
-    the rank.)"""
+    the rank.) Rules version 5 lists the tied seats as one list in `ranking`, versions 1 to 4
+    one by one in seat order (tests/games/test_res_publica_v5.py)."""
     state = new_game(3)
     set_hand(state, 0, terrans=2)
     set_hand(state, 1, warp=2)
     set_hand(state, 2)
     sheet = GAME.score(state)
     assert [s["rank"] for s in sheet["seats"]] == [1, 1, 3]
-    assert sheet["ranking"] == [0, 1, 2]
+    assert sheet["ranking"] == [[0, 1], 2]
+    assert V4.score({**state, "rules": 4})["ranking"] == [0, 1, 2]  # the same table, v4
 
 
 def park_race_deck(state: State, keep: int = 0) -> None:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from games.contract import Fact, Game, IllegalMove
 from games.res_publica import GAME, VERSIONS
-from games.res_publica.board import answers_bind, as_printed, draws_counted
+from games.res_publica.board import answers_bind, as_printed, draws_counted, ties_as_lists
 from games.res_publica.cards import CARD_IDS, CARDS, DATA, deck_of
 from games.res_publica.trade import opponents
 from games.rng import Rng
@@ -127,7 +127,17 @@ def playout(game: Game, players: int, seed: int, every_move_each: int = 0) -> St
 def test_random_games_keep_the_invariants(game: Game, players: int, seed: int) -> None:
     final = playout(game, players, seed)
     sheet = game.score(final)
-    assert sorted(sheet["ranking"]) == list(range(players))
+    places = [p if isinstance(p, list) else [p] for p in sheet["ranking"]]
+    assert sorted(s for place in places for s in place) == list(range(players))
+    ranks = {s["seat"]: s["rank"] for s in sheet["seats"]}
+    assert ties_as_lists(final) == (int(game.rules_version) >= 5)
+    if ties_as_lists(final):  # version 5: one place per rank, tied seats one list
+        assert all(len({ranks[s] for s in place}) == 1 for place in places)
+        assert [ranks[place[0]] for place in places] == sorted(set(ranks.values()))
+        assert all(place == sorted(place) for place in places)
+    else:  # versions 1 to 4: every seat alone, by rank then seat
+        assert all(isinstance(p, int) for p in sheet["ranking"])
+        assert sheet["ranking"] == sorted(range(players), key=lambda s: (ranks[s], s))
     assert all(s["total"] == sum(s["breakdown"].values()) for s in sheet["seats"])
     assert all("hand" in p for p in game.view(final, None)["players"])  # the final reveal
 

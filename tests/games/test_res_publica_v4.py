@@ -35,8 +35,9 @@ V3, V4 = VERSIONS[2], VERSIONS[3]
 SILENT = {"add", "and", "or", "cancel"}  # the drafting steps: no fact
 
 
-def test_version_4_is_the_newest() -> None:
-    assert GAME is V4 and new_game(game=V4)["rules"] == 4
+def test_version_4_deals_its_number() -> None:
+    """Version 5, the newest, plays as version 4 (tests/games/test_res_publica_v5.py)."""
+    assert new_game(game=V4)["rules"] == 4
     assert new_game(game=V4)["trade"] is None
 
 
