@@ -417,15 +417,19 @@ def trade_gain(state: State, seat: int) -> float:
     return look.trade(trade["by"], seat, trade["mode"], trade["proposal"], side)[1]
 
 
-def test_res_publica_v4_greedy_passes_when_no_answer_pays() -> None:
-    """Version 4 binds a begun answer: greedy, asked for cards when no answer it could give
-    gains it anything the proposer would take, passes, in every world it may imagine."""
-    game, state = res_publica_table(
-        [{"warp": 4, "ornopeans": 1, "galaesh": 1},
-         {"teleport": 1, "ornopeans": 4, "damakros": 1}], b"answer")
-    state = played(game, state, 0, "request", "add:ornopeans:4", "submit")  # its Station
+def test_res_publica_v4_greedy_passes_rather_than_begin_an_answer_it_must_then_give() -> None:
+    """Version 4: 'an opponent who has begun drafting an answer ... may no longer pass'. Seat
+    1 offers 3 Galaesh and 1 Aturians (a random game, seed "find27", its 31st move); no tender
+    of seat 0's (Terrans, Pilots, Damakros) is one the proposer gains by, by the evaluation.
+    Valued as under version 3, every tender was worth what a pass is, and greedy, breaking the
+    tie at random, began one (Terrans or Damakros) that it then had to give; it now passes,
+    whatever its rng."""
+    game = RULES["res-publica-2230ad"]["4"]
+    state = json.loads((DATA / "res_publica_v4_tender_not_worth_giving.json").read_text())
+    assert state["phase"] == "answer" and state["trade"]["begun"] == []
+    assert len(game.legal_moves(state, 0)) > 1
     for n in range(6):
-        move = bot_move(game, state, 1, bot_rng(b"pass", n, 1), Level.parse("greedy"))
+        move = bot_move(game, state, 0, bot_rng(b"pass", n, 0), Level.parse("greedy"))
         assert move["id"] == "pass"
 
 
