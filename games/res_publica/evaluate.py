@@ -369,11 +369,7 @@ def trade_prospects(state: State, t: Table) -> dict[int, float]:
     for partner_key, answer in trade["answers"].items():
         if answer is not None:
             best = max(best, look.trade(by, int(partner_key), mode, proposal, answer)[0])
-    if state["phase"] == "propose" and mode == "request":
-        best = max(best, look.request_value(trade))
-    elif state["phase"] == "answer" and mode == "request" and proposal["items"]:
-        waiting = [s for s in trade["order"] if str(s) not in trade["answers"]]
-        best = max(best, look.asked_value(by, proposal, waiting))
+    best = max(best, _request_prospect(state, look, drafting=set()))
     out = {by: best}
     for key, draft in trade["drafts"].items():
         if draft["items"]:
@@ -405,14 +401,24 @@ def bound_prospects(state: State, t: Table) -> dict[int, float]:
             out[partner] = ACCEPTED * gain if drafted else gain
         else:
             out[partner] = -IDLE_ANSWER if drafted else 0.0
-    if state["phase"] == "propose" and mode == "request":
-        best = max(best, look.request_value(trade))
-    elif state["phase"] == "answer" and mode == "request" and proposal["items"]:
-        drafting = {partner for partner, _, drafted in sides if drafted}
+    drafting = {partner for partner, _, drafted in sides if drafted}
+    best = max(best, _request_prospect(state, look, drafting))
+    return {**out, by: best}
+
+
+def _request_prospect(state: State, look: _Look, drafting: set[int]) -> float:
+    """A request's worth to its proposer from the opponents who may still answer it (not
+    those in `drafting`, valued by their drafts): while it is drafted, and once made."""
+    trade = state["trade"]
+    if trade["mode"] != "request":
+        return 0.0
+    if state["phase"] == "propose":
+        return look.request_value(trade)
+    if state["phase"] == "answer" and trade["proposal"]["items"]:
         waiting = [s for s in trade["order"]
                    if str(s) not in trade["answers"] and s not in drafting]
-        best = max(best, look.asked_value(by, proposal, waiting))
-    return {**out, by: best}
+        return look.asked_value(trade["by"], trade["proposal"], waiting)
+    return 0.0
 
 
 # The chance that an opponent who can give what is asked answers with a price worth paying.
