@@ -4,6 +4,7 @@ another, how long its moves take, and how many decisions a game asks of it.
     .venv/bin/python -m bench.ai [--game GAME|all] [--players N|min|max] [--levels A,B ...]
                                  [--games 100] [--jobs N] [--seed S] [--out FILE.jsonl]
                                  [--json FILE] [--option NAME=VALUE ...]
+    .venv/bin/python -m bench.ai --game GAME --levels A,B --deals GROUPS.json [--group contested]
     .venv/bin/python -m bench.ai --replay SEED [--from FILE.jsonl] [--show-moves]
     .venv/bin/python -m bench.ai --replay SEED --game GAME --seating L0,L1,... [--show-moves]
 
@@ -39,6 +40,11 @@ with `--record-moves` also the id of every move, which lets `--replay` say where
 departs from the record. `--replay SEED` plays again every game of the `--from` file (default:
 the `--out` path) with that seed, or, with `--game` and `--seating`, the game that seed and
 seating make, and compares the outcome with the record.
+
+`--deals FILE` plays only some of the deals: those of one `--group` ("contested", "always
+won" or "never won") in the file bench/deal_luck.py's `--save` wrote, the first `--games` of
+them, with that file's game, player count and seed (e.g. a longer search only where the
+deal leaves the result open, against greedy in the same seats).
 """
 
 from __future__ import annotations
@@ -53,7 +59,7 @@ import os
 import sys
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, cast
@@ -359,30 +365,45 @@ def print_summary(summary: dict[str, Any], jobs: int) -> None:
 # --------------------------------------------------------------------------- running
 
 
-def run_pairing(pool: multiprocessing.pool.Pool | None, pairing: Pairing, games: int,
-                base_seed: str, options: dict[str, Any], move_limit: int,
-                record_moves: bool, out: IO[str] | None, bot_key: str = ""
+def run_pairing(pool: multiprocessing.pool.Pool | None, pairing: Pairing,
+                games: int | Sequence[int], base_seed: str, options: dict[str, Any],
+                move_limit: int, record_moves: bool, out: IO[str] | None, bot_key: str = ""
                 ) -> tuple[list[dict[str, Any]], float]:
-    """Play the pairing's games; the records in game order, and the wall time."""
+    """Play the pairing's games (the first `games`, or the games of those indices); the
+    records in that order, and the wall time."""
+    indices = range(games) if isinstance(games, int) else list(games)
     tasks = [Task(pairing.game, pairing.players, seating(pairing.levels, pairing.players, i),
                   game_seed(base_seed, pairing.game, pairing.players, i), i,
                   tuple(sorted(options.items())), move_limit, record_moves, bot_key)
-             for i in range(games)]
+             for i in indices]
+    position = {index: k for k, index in enumerate(indices)}
     started = time.perf_counter()
     results: Iterator[dict[str, Any]] = (
         map(play_game, tasks) if pool is None else pool.imap_unordered(play_game, tasks))
-    records: list[dict[str, Any] | None] = [None] * games
+    records: list[dict[str, Any] | None] = [None] * len(tasks)
     written = 0
     label = f"{pairing.game} {pairing.players}p {' vs '.join(pairing.levels)}"
-    for record in tqdm(results, total=games, desc=label, unit="game"):
-        records[record["index"]] = record
+    for record in tqdm(results, total=len(tasks), desc=label, unit="game"):
+        records[position[record["index"]]] = record
         # Write in game order, whatever order the processes finish in.
-        while written < games and records[written] is not None:
+        while written < len(records) and records[written] is not None:
             if out is not None:
                 out.write(json.dumps(records[written]) + "\n")
                 out.flush()
             written += 1
     return [r for r in records if r is not None], time.perf_counter() - started
+
+
+def chosen_deals(path: Path, group: str, games: int) -> tuple[str, str, str, list[int]]:
+    """From bench/deal_luck.py's `--save` file: its game, player count and seed, and the
+    first `games` deal indices of `group`."""
+    try:
+        saved = json.loads(path.read_text())
+        deals = [int(i) for i in saved["groups"][group]][:games]
+        return str(saved["game"]), str(saved["players"]), str(saved["seed"]), deals
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise click.BadParameter(f"{path}: not a bench/deal_luck.py --save file ({error})",
+                                 param_hint="--deals") from None
 
 
 def parse_levels(text: str) -> tuple[str, ...]:
@@ -541,11 +562,22 @@ def game_pool(jobs: int) -> Iterator[multiprocessing.pool.Pool | None]:
 @click.option("--seating", metavar="L0,L1,...",
               help="--replay without a file: the level of each seat (with --game).")
 @click.option("--show-moves", is_flag=True, help="--replay: list every move.")
+@click.option("--deals", "deals_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Play only the deals of one --group in this bench/deal_luck.py --save file.")
+@click.option("--group", default="contested", show_default=True,
+              type=click.Choice(["contested", "always won", "never won"]),
+              help="--deals: which of its groups.")
 def main(game_type: str, players: str, level_lists: tuple[str, ...], games: int, jobs: int,
          base_seed: str, out: Path | None, json_path: Path | None, record_moves: bool,
          option_pairs: tuple[str, ...], move_limit: int, replay_seeds: tuple[str, ...],
-         source: Path | None, seating: str | None, show_moves: bool) -> None:
+         source: Path | None, seating: str | None, show_moves: bool, deals_path: Path | None,
+         group: str) -> None:
     """Bot levels against each other on the rules alone: win rates, move times, decisions."""
+    indices: list[int] | None = None
+    if deals_path is not None:
+        game_type, players, base_seed, indices = chosen_deals(deals_path, group, games)
+        if not indices:
+            raise click.UsageError(f"{deals_path} has no deal in the group {group!r}")
     if game_type != "all" and game_type not in GAMES:
         raise click.BadParameter(f"not one of {', '.join(sorted(GAMES))}, all",
                                  param_hint="--game")
@@ -589,8 +621,8 @@ def main(game_type: str, players: str, level_lists: tuple[str, ...], games: int,
     with game_pool(jobs) as pool, contextlib.ExitStack() as files:
         out_file = files.enter_context(out.open("w")) if out is not None else None
         for pairing, table in pairings:
-            records, wall = run_pairing(pool, pairing, games, base_seed, table, move_limit,
-                                        record_moves, out_file)
+            records, wall = run_pairing(pool, pairing, games if indices is None else indices,
+                                        base_seed, table, move_limit, record_moves, out_file)
             summary = summarize(pairing, records, wall)
             summaries.append(summary)
             print_summary(summary, jobs)

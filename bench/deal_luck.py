@@ -3,7 +3,7 @@ randomness (issue 17: what a win rate against greedy can be asked to show).
 
     .venv/bin/python -m bench.deal_luck --game GAME [--players 2] [--levels greedy,greedy]
                                         [--games 100] [--variants 5] [--seed S] [--jobs N]
-                                        [--compare FILE.jsonl ...]
+                                        [--compare FILE.jsonl ...] [--save GROUPS.json]
 
 Plays one pairing (bench/ai.py's: the first level in seat index mod players) `--variants`
 times on the same deals: the same `--seed` gives the deals of a bench/ai.py tournament.
@@ -17,7 +17,8 @@ Printed: each variant's win rate for the first level; the deals it won in every 
 none, and the contested rest. With `--compare`, for each file of bench/ai.py's `--out` on the
 same deals (another pairing, e.g. ismcts-200ms against greedy), that pairing's first level's
 wins in each group: a stronger player than greedy must win deals that greedy against itself
-never wins, or more of the contested ones.
+never wins, or more of the contested ones. `--save` writes the groups (with the game, player
+count and seed), for bench/ai.py's `--deals`: another pairing on one group alone.
 """
 
 from __future__ import annotations
@@ -98,8 +99,10 @@ def load(path: Path) -> tuple[list[dict[str, Any]], int]:
 @click.option("--compare", "compare", multiple=True,
               type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="bench/ai.py --out of another pairing on the same deals (repeatable).")
+@click.option("--save", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the deals' groups here, as JSON (bench/ai.py --deals reads it).")
 def main(game_type: str, players: int, levels: str, games: int, variants: int, base_seed: str,
-         jobs: int, compare: tuple[Path, ...]) -> None:
+         jobs: int, compare: tuple[Path, ...], save: Path | None) -> None:
     """Play the same deals several times with other bot randomness: which the deal decides."""
     game = get_game(game_type)
     if not game.min_players <= players <= game.max_players:
@@ -126,6 +129,10 @@ def main(game_type: str, players: int, levels: str, games: int, variants: int, b
             errors += sum(1 for r in records if r.get("error") is not None)
             results.append(first_level_wins(records, players))
     report(pairing, results, errors, compare, others, time.perf_counter() - started)
+    if save is not None:
+        save.write_text(json.dumps({"game": game_type, "players": players, "seed": base_seed,
+                                    "levels": list(pairing.levels), "variants": variants,
+                                    "groups": groups(results)}, indent=1))
     if errors:
         sys.exit(1)
 

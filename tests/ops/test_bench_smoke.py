@@ -6,6 +6,7 @@ Not a timed test: it only checks that every phase ran without errors.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -82,9 +83,10 @@ def test_the_deal_luck_tool_plays_the_tournaments_deals_again(tmp_path: Path) ->
     )
     assert tournament.returncode == 0, tournament.stdout + tournament.stderr
 
+    saved = tmp_path / "groups.json"
     done = subprocess.run(
         [sys.executable, "-m", "bench.deal_luck", *common, "--variants", "2",
-         "--compare", str(out)],
+         "--compare", str(out), "--save", str(saved)],
         cwd=REPO_ROOT, capture_output=True, text=True, timeout=180,
     )
 
@@ -104,6 +106,24 @@ def test_the_deal_luck_tool_plays_the_tournaments_deals_again(tmp_path: Path) ->
         cwd=REPO_ROOT, capture_output=True, text=True, timeout=60,
     )
     assert other.returncode == 2 and "other deals" in other.stderr  # a usage error, not a crash
+
+    # --save, then bench/ai.py --deals: one group's deals alone, each the tournament's own deal.
+    groups = json.loads(saved.read_text())["groups"]
+    group, deals = max(groups.items(), key=lambda item: len(item[1]))
+    again = tmp_path / "again.jsonl"
+    only = subprocess.run(
+        [sys.executable, "-m", "bench.ai", "--levels", "greedy,greedy", "--jobs", "1",
+         "--deals", str(saved), "--group", group, "--out", str(again)],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=180,
+    )
+    assert only.returncode == 0, only.stdout + only.stderr
+    replayed = [json.loads(line) for line in again.read_text().splitlines()]
+    first = {r["index"]: r for r in map(json.loads, out.read_text().splitlines())}
+    assert [r["index"] for r in replayed] == deals
+    for record in replayed:
+        tournament_game = first[record["index"]]
+        assert (record["seed"], record["winners"]) == (tournament_game["seed"],
+                                                       tournament_game["winners"])
 
 
 def test_the_batch_check_benchmark_times_both_kinds_of_move() -> None:
