@@ -4,7 +4,7 @@ another, how long its moves take, and how many decisions a game asks of it.
     .venv/bin/python -m bench.ai [--game GAME|all] [--players N|min|max] [--levels A,B ...]
                                  [--games 100] [--jobs N] [--seed S] [--out FILE.jsonl]
                                  [--json FILE] [--option NAME=VALUE ...]
-    .venv/bin/python -m bench.ai --game GAME --levels A,B --deals GROUPS.json [--group contested]
+    .venv/bin/python -m bench.ai --levels A,B --deals GROUPS.json [--group contested] [--games N]
     .venv/bin/python -m bench.ai --replay SEED [--from FILE.jsonl] [--show-moves]
     .venv/bin/python -m bench.ai --replay SEED --game GAME --seating L0,L1,... [--show-moves]
 
@@ -399,7 +399,7 @@ def chosen_deals(path: Path, group: str, games: int) -> tuple[str, str, str, lis
     first `games` deal indices of `group`."""
     try:
         saved = json.loads(path.read_text())
-        deals = [int(i) for i in saved["groups"][group]][:games]
+        deals = list(dict.fromkeys(int(i) for i in saved["groups"][group]))[:games]
         return str(saved["game"]), str(saved["players"]), str(saved["seed"]), deals
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise click.BadParameter(f"{path}: not a bench/deal_luck.py --save file ({error})",
