@@ -366,12 +366,11 @@ def print_summary(summary: dict[str, Any], jobs: int) -> None:
 
 
 def run_pairing(pool: multiprocessing.pool.Pool | None, pairing: Pairing,
-                games: int | Sequence[int], base_seed: str, options: dict[str, Any],
+                indices: Sequence[int], base_seed: str, options: dict[str, Any],
                 move_limit: int, record_moves: bool, out: IO[str] | None, bot_key: str = ""
                 ) -> tuple[list[dict[str, Any]], float]:
-    """Play the pairing's games (the first `games`, or the games of those indices); the
+    """Play the pairing's games of those indices (`range(games)` for a tournament); the
     records in that order, and the wall time."""
-    indices = range(games) if isinstance(games, int) else list(games)
     tasks = [Task(pairing.game, pairing.players, seating(pairing.levels, pairing.players, i),
                   game_seed(base_seed, pairing.game, pairing.players, i), i,
                   tuple(sorted(options.items())), move_limit, record_moves, bot_key)
@@ -621,7 +620,7 @@ def main(game_type: str, players: str, level_lists: tuple[str, ...], games: int,
     with game_pool(jobs) as pool, contextlib.ExitStack() as files:
         out_file = files.enter_context(out.open("w")) if out is not None else None
         for pairing, table in pairings:
-            records, wall = run_pairing(pool, pairing, games if indices is None else indices,
+            records, wall = run_pairing(pool, pairing, range(games) if indices is None else indices,
                                         base_seed, table, move_limit, record_moves, out_file)
             summary = summarize(pairing, records, wall)
             summaries.append(summary)

@@ -124,7 +124,7 @@ def main(game_type: str, players: int, levels: str, games: int, variants: int, b
     with game_pool(jobs) as pool:
         for variant in range(variants):
             key = f"/variant/{variant}" if variant else ""  # variant 0: bench/ai.py's games
-            records, _ = run_pairing(pool, pairing, games, base_seed, table, MOVE_LIMIT,
+            records, _ = run_pairing(pool, pairing, range(games), base_seed, table, MOVE_LIMIT,
                                      False, None, bot_key=key)
             errors += sum(1 for r in records if r.get("error") is not None)
             results.append(first_level_wins(records, players))
