@@ -57,6 +57,9 @@ class Game(Protocol):
     # "cancel" of a trade draft or of a New Colony's use): a thinking bot never plays one
     # while anything else is legal, or it could choose and take back for ever.
     take_backs: frozenset[str]
+    # How many moves deep the bots' search tree grows (None: no limit); below it, greedy
+    # playouts (games.search.ismcts). Res Publica's is 1 (bench/README.md, session 41).
+    search_tree_depth: int | None
 
     @property
     def options(self) -> type[Schema]:

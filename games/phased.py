@@ -58,6 +58,7 @@ class PhasedGame:
     min_players: int
     max_players: int
     take_backs: frozenset[str] = frozenset()  # nothing to take back, unless a game says so
+    search_tree_depth: int | None = None  # the bots' tree grows as deep as it likes
 
     def __init__(self, rules_version: str) -> None:
         self.rules_version: str = rules_version

@@ -25,6 +25,10 @@ class ResPublica(PhasedGame):
     min_players = 2
     max_players = 5
     take_backs = frozenset({"cancel"})
+    # The bots' tree is the root's moves alone: deeper, UCB1's exploration of poor moves
+    # weighs in its nodes' means where the values differ by hundredths, and more search
+    # played worse (bench/README.md, session 41).
+    search_tree_depth: int | None = 1
     RULES = rules
     VIEWS = view
     WORDS = describe

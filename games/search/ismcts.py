@@ -35,6 +35,15 @@ lost nothing measured elsewhere (bench/README.md, "Greedy playouts (session 27)"
 A playout costs some 20 evaluations: the search runs about a fifth as many iterations in
 its budget.
 
+A game may keep the tree shallow (`tree_depth`, the game's `search_tree_depth`): below the
+root, UCB1 tries every move now and then, and a node's mean counts those tries, so where
+values differ by hundredths a line that goes on with the seat's own moves is dragged down by
+its poor ones and a line that hands the move to an opponent is lifted by the opponent's (the
+Shades test). Res Publica's tree is its root's moves alone, each valued by its greedy
+playout: there 400 iterations had won fewer contested deals than 80 (session 40), and the
+root alone won 0.630 of the 100 `t2` deals against greedy where the full tree won 0.600
+(bench/README.md, session 41).
+
 A node is the sequence of (seat, move id) edges from the root; opponents' moves are edges
 too (single observer: they are treated as seen, the paper's SO-ISMCTS). With several actors
 at once (simultaneous choices) the lowest seat among them moves first in the tree; the root
@@ -113,12 +122,15 @@ class Budget:
 def choose(game: Game, state: State, seat: Seat, rng: Rng, budget: Budget, evaluate: Evaluate,
            *, playout: int | None = None, depth: int | None = None,
            exploration: float | None = None, prior: int | None = None, settle: bool = True,
-           leaf_alone: bool | None = None) -> Move:
+           leaf_alone: bool | None = None, tree_depth: int | None = None) -> Move:
     """The move for `seat` (one of `game.actors(state)`), exactly as `game.legal_moves` lists
     it, by SO-ISMCTS; a seat with one legal move gets it at once. Each root move starts with
     `prior` visits at greedy's value of it (0: none). Playouts make at most `playout` greedy
-    choices (0: none), then `depth` random moves. With `settle`, the search ends as soon as
-    the rest of the budget could not change its answer (see `Budget`)."""
+    choices (0: none), then `depth` random moves. The tree grows `tree_depth` moves deep at
+    most (None: no limit; 1: the root's moves alone, each played out). With `settle`, the
+    search ends as soon as the rest of the budget could not change its answer (see `Budget`)."""
+    if tree_depth is not None and tree_depth < 1:
+        raise ValueError("tree_depth must be at least 1 (None: no limit)")
     moves = _own_moves(game, state, seat)
     if len(moves) == 1:
         return moves[0]
@@ -127,7 +139,7 @@ def choose(game: Game, state: State, seat: Seat, rng: Rng, budget: Budget, evalu
     depth = DEPTH if depth is None else depth
     exploration = EXPLORATION if exploration is None else exploration
     search = _Search(game, seat, moves, evaluate, PLAYOUT if playout is None else playout, depth,
-                     exploration, LEAF_ALONE if leaf_alone is None else leaf_alone)
+                     exploration, LEAF_ALONE if leaf_alone is None else leaf_alone, tree_depth)
     if prior:
         samples = max(1, min(SAMPLES, PRIOR_PLAYS // len(moves)))
         values = _greedy_values(game, state, seat, moves, evaluate, streams, samples)
@@ -293,7 +305,8 @@ class _Search:
     """The observer's tree, grown one iteration (one determinized world) at a time."""
 
     def __init__(self, game: Game, seat: Seat, moves: list[Move], evaluate: Evaluate,
-                 playout: int, depth: int, exploration: float, leaf_alone: bool) -> None:
+                 playout: int, depth: int, exploration: float, leaf_alone: bool,
+                 tree_depth: int | None = None) -> None:
         self.game = game
         self.seat = seat
         self.moves = moves
@@ -302,6 +315,7 @@ class _Search:
         self.leaf_alone = leaf_alone
         self.depth = depth
         self.exploration = exploration
+        self.tree_depth = tree_depth
         self.root = _Node(None)
 
     def iterate(self, world: _World) -> None:
@@ -355,7 +369,7 @@ class _Search:
     def _descend(self, world: _World) -> tuple[list[_Node], State | None]:
         """Selection and expansion: the path from the root to the new (or a terminal) node,
         and the state before the new node's move (None if no node was new: the game ended
-        in the tree)."""
+        in the tree, or the path reached `tree_depth`, and the playout starts where it ends)."""
         node, path = self.root, [self.root]
         seat: Seat | None = self.seat
         moves = self.moves  # the root's moves are the observer's own: the same in every world
@@ -367,6 +381,8 @@ class _Search:
             path.append(node)
             if new:
                 return path, before
+            if len(path) - 1 == self.tree_depth:
+                return path, None
             seat = world.mover()
             if seat is not None:
                 moves = bot_moves(self.game, world.state, seat)

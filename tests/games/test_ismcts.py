@@ -34,6 +34,7 @@ class Duel:
     rules_version = "1"
     options: type[Schema] = Schema
     take_backs: frozenset[str] = frozenset()
+    search_tree_depth: int | None = None
 
     def setup(self, players: int, options: dict[str, Any], rng: Rng) -> State:
         pool = [2, 3, 4, 6, 7, 8]
@@ -168,6 +169,33 @@ ERRAND = Errand()
 def even(state: State) -> list[float]:
     """Knows nothing: every unfinished state is even."""
     return [0.5, 0.5]
+
+
+class Shades(Errand):
+    """Errand where no move ends the game and the values are close, as in Res Publica: after
+    `stay` seat 0's `win` is worth 0.52 to it and its nine slips 0.40; after `pass` seat 1's
+    best reply, `hold`, leaves seat 0 0.50 and its nine drops 0.60. Staying is right."""
+
+    id = "test-shades"
+    title = "Shades"
+
+    def play(self, state: State, seat: Seat, move: Move, rng: Rng) -> tuple[State, list[Fact]]:
+        played = find_move(self.legal_moves(state, seat), move)["id"]
+        if state["phase"] == "choose":
+            return {"phase": played, "winner": None}, []
+        return {"phase": "valued", "last": played, "winner": None}, []
+
+
+SHADES = Shades()
+SHADE = {"win": 0.52, "hold": 0.50}
+
+
+def shade(state: State) -> list[float]:
+    last = state.get("last")
+    if last is None:
+        return [0.5, 0.5]
+    mine = SHADE.get(last, 0.40 if last.startswith("slip") else 0.60)
+    return [mine, 1.0 - mine]
 
 
 # -- Bait: a move that looks good one move ahead and loses two choices later --------------------
@@ -376,6 +404,47 @@ def test_a_random_leaf_move_counts_for_the_leaf_alone() -> None:
     for k in range(8):
         move = choose(ERRAND, state, 0, Rng(b"errand", k), Budget(iterations=40), even)
         assert move["id"] == "stay", k
+
+
+@pytest.mark.parametrize("iterations", [40, 400])
+def test_a_tree_of_the_roots_moves_alone_keeps_exploration_out_of_their_values(
+        iterations: int) -> None:
+    """Below the root, UCB1 tries every move now and then, and a node's mean counts those
+    tries: with values a few hundredths apart, the seat's own poor continuations drag `stay`
+    down and the opponent's poor replies lift `pass`, the more so the longer the search (in
+    Res Publica 400 iterations won fewer contested deals than 80). With `tree_depth` 1 each
+    root move is valued by its greedy playout alone, which stays and wins."""
+    state = SHADES.setup(2, {}, Rng(b"shades", 0))
+    for k in range(8):
+        move = choose(SHADES, state, 0, Rng(b"shades", k), Budget(iterations=iterations), shade,
+                      tree_depth=1)
+        assert move["id"] == "stay", k
+    deep = [choose(SHADES, state, 0, Rng(b"shades", k), Budget(iterations=iterations),
+                   shade)["id"] for k in range(8)]
+    assert deep.count("pass") == 8  # the bias a depth of 1 is for
+    with pytest.raises(ValueError, match="tree_depth"):
+        choose(SHADES, state, 0, Rng(b"shades", 0), Budget(iterations=1), shade, tree_depth=0)
+
+
+def test_a_bot_searches_as_deep_as_its_game_says() -> None:
+    """`bot_move` passes the game's `search_tree_depth` on: Res Publica's is 1."""
+
+    class ShallowShades(Shades):
+        search_tree_depth: int | None = 1
+
+        def evaluate(self, state: State) -> list[float]:
+            return shade(state)
+
+    class DeepShades(ShallowShades):
+        search_tree_depth: int | None = None
+
+    state = SHADES.setup(2, {}, Rng(b"shades", 0))
+    level = Level.parse("ismcts-400it")
+    assert bot_move(ShallowShades(), state, 0, Rng(b"bot", 0), level)["id"] == "stay"
+    assert bot_move(DeepShades(), state, 0, Rng(b"bot", 0), level)["id"] == "pass"
+    assert get_game("res-publica-2230ad").search_tree_depth == 1
+    assert all(get_game(g).search_tree_depth is None
+               for g in ("trappist-one", "trajan", "asking-for-trobils"))
 
 
 def test_greedy_breaks_ties_at_random() -> None:

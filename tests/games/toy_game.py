@@ -38,6 +38,7 @@ class ToyGame:
     rules_version = "1"
     options: type[Schema] = ToyOptions
     take_backs: frozenset[str] = frozenset()
+    search_tree_depth: int | None = None
 
     # -- setup and turn structure ------------------------------------------------------------
 
