@@ -28,7 +28,7 @@ from events.application.meeple import Meeple
 from events.domain.deadlines import due, parse_time, reminder_time
 from events.domain.table import Status, Table
 from games.contract import Game, Move, State
-from games.rng import Rng
+from games.rng import Rng, move_stream
 from games.trappist_one.board import INVESTMENT, abilities
 from tests.workers.by_post import (
     Mail,
@@ -162,9 +162,10 @@ def leaning(game: Game, state: State, seat: int, rng: random.Random) -> Move:
 
 
 def until_a_reaction(table: Table, key: bytes, attempts: int = 60) -> list[tuple[int, str]]:
-    """(seat, move id) from `table` on, as the platform would play them (the rng of each
-    version), up to the first ship call that makes another seat an actor out of turn; [] if
-    none of `attempts` games finds one (a deal may keep the reacting cards out of reach)."""
+    """(seat, move id) from `table` on, as the platform would play them (each move drawing
+    from its own random stream, games.rng.move_stream), up to the first ship call that makes
+    another seat an actor out of turn; [] if none of `attempts` games finds one (a deal may
+    keep the reacting cards out of reach)."""
     game = table.game
     for attempt in range(attempts):
         rng, state, version = random.Random(attempt), table.state, table.version
@@ -174,7 +175,8 @@ def until_a_reaction(table: Table, key: bytes, attempts: int = 60) -> list[tuple
             seat = rng.choice(sorted(game.actors(state)))
             move = leaning(game, state, seat, rng)
             version += 1
-            state, _ = game.play(state, seat, {"id": move["id"]}, Rng(key, version))
+            stream = move_stream(table.draws, version, table.moves + len(plan))
+            state, _ = game.play(state, seat, {"id": move["id"]}, Rng(key, stream))
             plan.append((seat, move["id"]))
             if state["phase"] == "react":
                 return plan
