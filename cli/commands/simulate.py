@@ -29,7 +29,7 @@ from events.records.record import record_header
 from events.store.clients import connect_urls, control_url, events_url
 from games.bots import LEVEL_RULE, RANDOM, Level, bot_move
 from games.information import ends_batch
-from games.rng import Rng, move_stream
+from games.rng import Rng
 
 HOST = Player("p_simulator", "simulator")
 MOVE_LIMIT = 50_000  # a game longer than this counts as an error (it would never end)
@@ -139,7 +139,7 @@ def play_bot_moves(app: Meeple, table: Table, rng: Rng, batch: int,
     key = table.rng_key(seed)  # the game's randomness: the server's seed and every seat's
     planned: list[dict[str, str]] = []
     seats: list[int] = []
-    version, played = table.version, table.moves
+    version = table.version
     while len(planned) < batch and not game.is_over(state):
         actors = sorted(game.actors(state))
         seat = rng.choice(actors)
@@ -153,9 +153,7 @@ def play_bot_moves(app: Meeple, table: Table, rng: Rng, batch: int,
         # The check costs several plays of the move: skip it when the batch is full anyway.
         last = (seat != actors[0] or len(planned) + 1 == batch
                 or ends_batch(game, state, seat, move, key, version))
-        state, _ = game.play(state, seat, move,
-                             Rng(key, move_stream(table.draws, version, played)))
-        played += 1
+        state, _ = game.play(state, seat, move, table.move_rng(seed, len(planned)))
         planned.append({"id": move["id"]})
         seats.append(seat)
         if last:

@@ -130,6 +130,13 @@ class Table:
             return seed
         return seats_key(seed, [s.seed for s in self.seats])
 
+    def move_rng(self, seed: bytes, later: int = 0) -> Rng:
+        """The randomness of this table's next move, or of the one `later` moves after it
+        (moves sent together): keyed by `rng_key(seed)`, its stream as `move_stream` numbers
+        it. A plan made ahead of the use case must draw from these, as the use case does."""
+        version, before = self.version + 1 + later, self.moves + later
+        return Rng(self.rng_key(seed), move_stream(self.draws, version, before))
+
     def seat_of(self, seat: int) -> Seat | None:
         return next((s for s in self.seats if s.seat == seat), None)
 
@@ -416,8 +423,7 @@ def _decide_plays(table: Table, mine: list[int], seat: int | None, moves: list[M
             legal = game.legal_moves(state, acting)
             chosen = find_move(legal, move)
             before = state
-            stream = move_stream(table.draws, version, played)
-            state, facts = game.play(state, acting, chosen, Rng(key, stream))
+            state, facts = game.play(state, acting, chosen, table.move_rng(seed, index))
         except IllegalMove as err:
             raise IllegalMoveError(err.code, err.detail, index) from None
         if index < len(moves) - 1 and ends_batch(game, before, acting, chosen, key, version):

@@ -21,7 +21,7 @@ from games.bots import random_move
 from games.contract import Move
 from games.information import ends_batch, reveals
 from games.registry import get_game
-from games.rng import Rng, move_stream
+from games.rng import Rng
 from tests.conftest import ON_BOTH_BACKENDS
 
 RP, TROBILS = "res-publica-2230ad", "asking-for-trobils"
@@ -100,8 +100,7 @@ def quiet_run(table: Table, seat: int, seed: bytes, rng: Rng, longest: int = 5) 
             break
         move = quiet[rng.randbelow(len(quiet))]
         version += 1
-        stream = move_stream(table.draws, version, table.moves + len(planned))
-        state, _ = game.play(state, seat, move, Rng(key, stream))
+        state, _ = game.play(state, seat, move, table.move_rng(seed, len(planned)))
         planned.append({"id": move["id"]})
     return planned
 

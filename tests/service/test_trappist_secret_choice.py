@@ -25,7 +25,6 @@ import redis
 from flask import Flask
 from flask.testing import FlaskClient
 
-from games.rng import Rng, move_stream
 from service import create_app
 from tests.service.conftest import Caller
 from tests.service.test_hidden_information import (
@@ -203,9 +202,7 @@ def test_the_last_pick_ends_its_batch_and_its_refusal_does_not_depend_on_the_oth
     for game_id in (a, b):
         table = meeple.load(game_id)
         move = next(m for m in table.game.legal_moves(table.state, 0) if m["id"] == mine)
-        stream = move_stream(table.draws, table.version + 1, table.moves)
-        after, _ = table.game.play(table.state, 0, move,
-                                   Rng(table.rng_key(SERVER_SEED), stream))
+        after, _ = table.game.play(table.state, 0, move, table.move_rng(SERVER_SEED))
         assert after["phase"] == "benefit" and 0 in table.game.actors(after)
         follow_ups |= {m["id"] for m in table.game.legal_moves(after, 0)}
     assert "buy" in follow_ups  # a move that would be legal after the pick: a real batch

@@ -28,7 +28,6 @@ from events.application.dispatch import RQDispatcher
 from events.application.meeple import Meeple
 from events.domain.deadlines import due, parse_time, reminder_time
 from events.domain.table import Status, Table
-from games.rng import Rng, move_stream
 from tests.workers.by_post import (
     Mail,
     Provider,
@@ -180,9 +179,8 @@ def keeps_acting(table: Table, seat: int, seed: bytes) -> dict[str, Any]:
     rng the platform gives the next move)."""
     assert table.state is not None
     turn = table.game.turn(table.state, seat)
-    stream = move_stream(table.draws, table.version + 1, table.moves)
     for move in table.game.legal_moves(table.state, seat):
-        after, _ = table.game.play(table.state, seat, move, Rng(table.rng_key(seed), stream))
+        after, _ = table.game.play(table.state, seat, move, table.move_rng(seed))
         if seat in table.game.actors(after) and table.game.turn(after, seat) == turn:
             return {"id": move["id"]}
     raise AssertionError("every first move ends the turn")

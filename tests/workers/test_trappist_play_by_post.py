@@ -28,7 +28,6 @@ from events.application.meeple import Meeple
 from events.domain.deadlines import due, parse_time, reminder_time
 from events.domain.table import Status, Table
 from games.contract import Game, Move, State
-from games.rng import Rng, move_stream
 from games.trappist_one.board import INVESTMENT, abilities
 from tests.workers.by_post import (
     Mail,
@@ -161,22 +160,20 @@ def leaning(game: Game, state: State, seat: int, rng: random.Random) -> Move:
     return rng.choice(moves)
 
 
-def until_a_reaction(table: Table, key: bytes, attempts: int = 60) -> list[tuple[int, str]]:
+def until_a_reaction(table: Table, seed: bytes, attempts: int = 60) -> list[tuple[int, str]]:
     """(seat, move id) from `table` on, as the platform would play them (each move drawing
-    from its own random stream, games.rng.move_stream), up to the first ship call that makes
+    from its own random stream, `Table.move_rng`), up to the first ship call that makes
     another seat an actor out of turn; [] if none of `attempts` games finds one (a deal may
     keep the reacting cards out of reach)."""
     game = table.game
     for attempt in range(attempts):
-        rng, state, version = random.Random(attempt), table.state, table.version
+        rng, state = random.Random(attempt), table.state
         assert state is not None
         plan: list[tuple[int, str]] = []
         while not game.is_over(state):
             seat = rng.choice(sorted(game.actors(state)))
             move = leaning(game, state, seat, rng)
-            version += 1
-            stream = move_stream(table.draws, version, table.moves + len(plan))
-            state, _ = game.play(state, seat, {"id": move["id"]}, Rng(key, stream))
+            state, _ = game.play(state, seat, {"id": move["id"]}, table.move_rng(seed, len(plan)))
             plan.append((seat, move["id"]))
             if state["phase"] == "react":
                 return plan
@@ -190,7 +187,7 @@ def test_a_seat_asked_out_of_turn_by_a_reaction_is_emailed_and_answers_by_email(
         table = seated(meeple, who)
         seed = meeple.store.get_seed(table.id)
         assert seed is not None
-        plan = until_a_reaction(table, table.rng_key(seed))
+        plan = until_a_reaction(table, seed)
         if plan:
             break
     assert plan, "no deal came to a reaction"
