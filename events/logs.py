@@ -86,13 +86,17 @@ def _renderer(stream: TextIO) -> structlog.typing.Processor:
 
 
 def configure(level: str = "INFO", stream: TextIO | None = None) -> None:
-    """Log at `level` and above to `stream` (stderr), for structlog and stdlib loggers."""
+    """Log at `level` and above to `stream` (stderr), for structlog and stdlib loggers.
+
+    structlog hands its events to the standard library, so that one handler writes every
+    line: each record one write under one lock (structlog's own print wrote a line and its
+    newline apart, and a thread's record landed between them)."""
     out = stream or sys.stderr
     numeric = logging.getLevelName(level.upper())
     structlog.configure(
-        processors=[*_shared_processors(), _renderer(out)],
+        processors=[*_shared_processors(), structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
         wrapper_class=structlog.make_filtering_bound_logger(numeric),
-        logger_factory=structlog.PrintLoggerFactory(out),
+        logger_factory=structlog.stdlib.LoggerFactory(),
         cache_logger_on_first_use=False,
     )
     handler = logging.StreamHandler(out)

@@ -9,6 +9,7 @@ import logging
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -89,6 +90,53 @@ def test_secret_looking_text_is_masked_everywhere(captured, secret: str, shown: 
     assert entries[0]["detail"] == {"nested": [shown]}
     assert entries[0]["api_key"] == entries[0]["seed"] == "[redacted]"
     assert entries[1]["event"] == f"job for {shown}" and entries[1]["level"] == "info"
+
+
+class WriteRecorder(io.StringIO):
+    """A stream that keeps every write call apart, as the file under a process sees them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.writes.append(text)
+        return super().write(text)
+
+
+def test_each_record_is_one_whole_line_in_one_write_whatever_thread_logs_it():
+    """CI caught `meeple run`'s log with two records on one line: the smtpd's own structlog
+    line, and aiosmtpd's (standard library, from its thread) written between that line and
+    its newline. Each record must reach the stream whole, in one write."""
+    saved_structlog = structlog.get_config()
+    root = logging.getLogger()
+    saved = (root.handlers[:], root.level)
+    stream = WriteRecorder()
+    from events import logs
+
+    logs.configure("INFO", stream)
+    try:
+        def from_structlog() -> None:
+            for n in range(200):
+                structlog.get_logger("meeple").info("smtpd listening", n=n)
+
+        def from_stdlib() -> None:
+            for n in range(200):
+                logging.getLogger("mail.log").info("EOF received %d", n)
+
+        threads = [threading.Thread(target=from_structlog), threading.Thread(target=from_stdlib)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        structlog.configure(**saved_structlog)
+        root.handlers[:], root.level = saved
+    assert len(stream.writes) == 400
+    assert all(text.endswith("\n") and text.count("\n") == 1 for text in stream.writes)
+    events = [json.loads(text)["event"] for text in stream.writes]
+    assert sum(event == "smtpd listening" for event in events) == 200
+    assert sum(event.startswith("EOF received") for event in events) == 200
 
 
 def test_a_500_in_a_gunicorn_worker_is_one_json_line_without_secrets(redis_url, redis_client,
