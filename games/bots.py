@@ -131,7 +131,7 @@ def bot_move(game: Game, state: State, seat: Seat, rng: Rng, level: Level,
     if level.kind == "greedy":
         return ismcts.greedy(game, state, seat, rng, game.evaluate)
     return ismcts.choose(game, state, seat, rng, _budget(level, clock), game.evaluate,
-                         tree_depth=game.search_tree_depth)
+                         value=game.search_value, tree_depth=game.search_tree_depth)
 
 
 def _budget(level: Level, clock: Clock | None) -> ismcts.Budget:

@@ -115,7 +115,12 @@ class Game(Protocol):
 
     def evaluate(self, state: State) -> list[float]:
         """Each seat's expected final standing in [0, 1] (1: sure to win), estimated from
-        the board; the bots' search scores its cut-off playouts with it (games.standings)."""
+        the board: greedy chooses by it, and so do the search's playouts (games.standings)."""
+        ...
+
+    def search_value(self, state: State) -> list[float]:
+        """What a position the bots' search reaches is worth to each seat, in [0, 1]: its
+        cut-off playouts are scored by it. `evaluate` unless the game has a better one."""
         ...
 
 

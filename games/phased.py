@@ -108,3 +108,6 @@ class PhasedGame:
 
     def evaluate(self, state: State) -> list[float]:
         return self.EVALUATION.evaluate(state)
+
+    def search_value(self, state: State) -> list[float]:
+        return self.EVALUATION.evaluate(state)

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from games.contract import Fact, Move, Seat, State
 from games.phased import PhasedGame
-from games.res_publica import describe, evaluate, rules, view
+from games.res_publica import describe, evaluate, rules, view, win_chance
 from games.rng import Rng
 
 if TYPE_CHECKING:
@@ -52,6 +52,10 @@ class ResPublica(PhasedGame):
 
     def apply(self, state: State, seat: Seat, move: Move, rng: Rng) -> tuple[State, list[Fact]]:
         return rules.play(state, seat, move)  # no chance after the deal: the rng goes unused
+
+    def search_value(self, state: State) -> list[float]:
+        # At two players, the chance to win fitted to games (win_chance.py).
+        return win_chance.win_chance(state)
 
 
 # Oldest first; a game keeps the rules it was created with (games.registry).

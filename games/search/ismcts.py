@@ -14,8 +14,8 @@ one-ply value (heuristic initialisation). Then every iteration
    in this world) until the observer is to choose again after another seat has moved, or
    after `playout` such choices (a seat with one legal move is no choice); then at most
    `depth` random moves (none by default); and scores the end: the rank rewards of
-   `game.score` if the game is over, else the caller's `evaluate` (one value in [0, 1] per
-   seat);
+   `game.score` if the game is over, else the caller's `value` (one value in [0, 1] per
+   seat; `evaluate` unless a `value` is given);
 4. backs up: each node adds the reward of the seat whose move led into it. The new leaf adds
    that score; with `leaf_alone` (the default) the nodes above it add the score of a
    playout from the state before the leaf's move, where the tree's own choices led: a
@@ -26,6 +26,12 @@ one-ply value (heuristic initialisation). Then every iteration
    0.480 with the leaf's move counted for the leaf alone. Trappist One loses by it: 0.615 ->
    0.445 in session 15, 0.555 -> 0.485 since its evaluation counts a shipment under way
    (bench/README.md, sessions 15 and 16).
+
+Two valuations, since they do two jobs: `evaluate` chooses each seat's moves in the playouts
+(a model of how the others play: greedy chooses by it), `value` says what the position a
+playout reaches is worth (a chance to win). A game may fit the second to its games: Res
+Publica's search won 0.710 of the 100 `t2` deals against greedy valued by its fitted chance
+to win, 0.630 by `evaluate` (bench/README.md, session 46).
 
 The greedy playout lets the search see past one ply: how the seat would finish its turn and
 how the others would answer. It is on (`PLAYOUT` 12) since it was measured in all four
@@ -120,15 +126,19 @@ class Budget:
 
 
 def choose(game: Game, state: State, seat: Seat, rng: Rng, budget: Budget, evaluate: Evaluate,
-           *, playout: int | None = None, depth: int | None = None,
-           exploration: float | None = None, prior: int | None = None, settle: bool = True,
-           leaf_alone: bool | None = None, tree_depth: int | None = None) -> Move:
+           *, value: Evaluate | None = None, playout: int | None = None,
+           depth: int | None = None, exploration: float | None = None,
+           prior: int | None = None, settle: bool = True, leaf_alone: bool | None = None,
+           tree_depth: int | None = None) -> Move:
     """The move for `seat` (one of `game.actors(state)`), exactly as `game.legal_moves` lists
     it, by SO-ISMCTS; a seat with one legal move gets it at once. Each root move starts with
-    `prior` visits at greedy's value of it (0: none). Playouts make at most `playout` greedy
+    `prior` visits at its one-ply value (0: none). Playouts make at most `playout` greedy
     choices (0: none), then `depth` random moves. The tree grows `tree_depth` moves deep at
     most (None: no limit; 1: the root's moves alone, each played out). With `settle`, the
-    search ends as soon as the rest of the budget could not change its answer (see `Budget`)."""
+    search ends as soon as the rest of the budget could not change its answer (see `Budget`).
+    `value` (None: `evaluate`) is what the search's positions are worth: its leaves, and the
+    prior's one-ply values; `evaluate` chooses the playouts' moves, the model of how every
+    seat plays (greedy's own choice)."""
     if tree_depth is not None and tree_depth < 1:
         raise ValueError("tree_depth must be at least 1 (None: no limit)")
     moves = _own_moves(game, state, seat)
@@ -138,11 +148,13 @@ def choose(game: Game, state: State, seat: Seat, rng: Rng, budget: Budget, evalu
     prior = PRIOR_VISITS if prior is None else prior  # read now: a trial may set them
     depth = DEPTH if depth is None else depth
     exploration = EXPLORATION if exploration is None else exploration
-    search = _Search(game, seat, moves, evaluate, PLAYOUT if playout is None else playout, depth,
-                     exploration, LEAF_ALONE if leaf_alone is None else leaf_alone, tree_depth)
+    value = evaluate if value is None else value
+    search = _Search(game, seat, moves, evaluate, value,
+                     PLAYOUT if playout is None else playout, depth, exploration,
+                     LEAF_ALONE if leaf_alone is None else leaf_alone, tree_depth)
     if prior:
         samples = max(1, min(SAMPLES, PRIOR_PLAYS // len(moves)))
-        values = _greedy_values(game, state, seat, moves, evaluate, streams, samples)
+        values = _greedy_values(game, state, seat, moves, value, streams, samples)
         search.seed_root(values, prior)
     done = 0
     at_start = budget.time_left() if budget.time_left is not None else math.inf
@@ -305,12 +317,13 @@ class _Search:
     """The observer's tree, grown one iteration (one determinized world) at a time."""
 
     def __init__(self, game: Game, seat: Seat, moves: list[Move], evaluate: Evaluate,
-                 playout: int, depth: int, exploration: float, leaf_alone: bool,
-                 tree_depth: int | None = None) -> None:
+                 value: Evaluate, playout: int, depth: int, exploration: float,
+                 leaf_alone: bool, tree_depth: int | None = None) -> None:
         self.game = game
         self.seat = seat
         self.moves = moves
-        self.evaluate = evaluate
+        self.evaluate = evaluate  # the playouts' choices
+        self.value = value  # the leaves' worth
         self.playout = playout
         self.leaf_alone = leaf_alone
         self.depth = depth
@@ -325,7 +338,7 @@ class _Search:
             # above it are valued where the tree's own choices led (the playout starts before
             # that move), else a random own move would drag a line down and a random
             # opponent's move lift it.
-            leaf = _rewards(self.game, world.state, self.evaluate)
+            leaf = _rewards(self.game, world.state, self.value)
             world.state = before
             above = self._played_out(world)
         else:
@@ -338,7 +351,7 @@ class _Search:
     def _played_out(self, world: _World) -> Sequence[float]:
         self._greedy_playout(world)
         self._random_playout(world)
-        return _rewards(self.game, world.state, self.evaluate)
+        return _rewards(self.game, world.state, self.value)
 
     def seed_root(self, values: list[float], visits: int) -> None:
         """Start each root move with `visits` visits at `values` (its greedy value): the

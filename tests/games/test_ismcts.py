@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from marshmallow import Schema
 
-from games.bots import MAX_ITERATIONS, MAX_MS, Level, bot_move, random_move
+from games.bots import GREEDY, MAX_ITERATIONS, MAX_MS, Level, bot_move, random_move
 from games.contract import Fact, Game, Move, ScoreSheet, Seat, State, fact, find_move
 from games.registry import get_game
 from games.rng import Rng
@@ -103,6 +103,9 @@ class Duel:
 
     def evaluate(self, state: State) -> list[float]:
         return duel_value(state)
+
+    def search_value(self, state: State) -> list[float]:
+        return self.evaluate(state)
 
 
 DUEL = Duel()
@@ -707,6 +710,64 @@ def test_greedy_values_start_the_search() -> None:
         assert move["card"] == 9
     assert {choose(DUEL, state, 0, Rng(b"prior", k), Budget(iterations=1), duel_value,
                    prior=0)["card"] for k in range(8)} != {9}
+
+
+def backwards(state: State) -> list[float]:
+    """Duel's values turned round: a lead that beats fewer cards looks better."""
+    return [1.0 - v for v in duel_value(state)]
+
+
+def test_value_is_what_the_search_seeks() -> None:
+    """`value` scores the search's positions (its leaves, and the prior's one-ply values):
+    valued backwards, the search leads Duel's sure loss (its tree the root's moves alone and
+    no playout: else it would reach the end and its score). `evaluate`, which only chooses
+    the playouts' moves, is then never asked."""
+    state = DUEL.setup(2, {}, Rng(b"duel", 0))
+    for k in range(4):
+        move = choose(DUEL, state, 0, Rng(b"value", k), Budget(iterations=100), raising,
+                      value=backwards, playout=0, tree_depth=1)
+        assert move["card"] == 1, k
+        move = choose(DUEL, state, 0, Rng(b"value", k), Budget(iterations=100), raising,
+                      value=duel_value, playout=0, tree_depth=1)
+        assert move["card"] == 9, k
+
+
+def test_evaluate_chooses_the_playouts_moves_and_value_scores_where_they_end() -> None:
+    """With the root's moves alone in the tree and no prior, each iteration asks `value` once
+    (where its playout ends) and `evaluate` for every choice on the way."""
+    state = advanced(HIGH_CARD, 2, 0)
+    asked = {"evaluate": 0, "value": 0}
+
+    def counted(name: str) -> Callable[[State], list[float]]:
+        def valuation(state: State) -> list[float]:
+            asked[name] += 1
+            return owned_value(state)
+        return valuation
+
+    choose(HIGH_CARD, state, 0, Rng(b"asked", 0), Budget(iterations=30), counted("evaluate"),
+           value=counted("value"), prior=0, settle=False, tree_depth=1)
+    assert asked["value"] <= 30 and asked["evaluate"] > 30, asked
+    asked.update(evaluate=0, value=0)
+    choose(HIGH_CARD, state, 0, Rng(b"asked", 0), Budget(iterations=30), counted("evaluate"),
+           value=counted("value"), prior=0, settle=False, tree_depth=1, playout=0)
+    assert asked["evaluate"] == 0 and asked["value"] > 0, asked
+
+
+def test_a_bot_searches_by_its_games_search_value() -> None:
+    """`bot_move` gives the search the game's `search_value` (Res Publica's chance to win at
+    two players); greedy chooses by `evaluate`. One iteration: the prior's values decide
+    (test_greedy_values_start_the_search)."""
+
+    class Backwards(Duel):
+        def search_value(self, state: State) -> list[float]:
+            return backwards(state)
+
+    state = DUEL.setup(2, {}, Rng(b"duel", 0))
+    once = Level.parse("ismcts-1it")
+    for k in range(4):
+        assert bot_move(Backwards(), state, 0, Rng(b"bot", k), once)["card"] == 1, k
+        assert bot_move(DUEL, state, 0, Rng(b"bot", k), once)["card"] == 9, k
+        assert bot_move(Backwards(), state, 0, Rng(b"bot", k), GREEDY)["card"] == 9, k
 
 
 def test_a_budget_must_end() -> None:

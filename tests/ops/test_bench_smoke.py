@@ -1,5 +1,5 @@
-"""bench/moves.py, bench/agreement.py and bench/world_noise.py end to end at a tiny size, so
-changes that break them show up in CI.
+"""bench/moves.py, bench/agreement.py, bench/world_noise.py and bench/fit_value.py end to end
+at a tiny size, so changes that break them show up in CI.
 
 Not a timed test: it only checks that every phase ran without errors.
 """
@@ -133,3 +133,22 @@ def test_the_batch_check_benchmark_times_both_kinds_of_move() -> None:
     assert done.returncode == 0, done.stderr
     (line,) = [line for line in done.stdout.splitlines() if "worlds trappist-one" in line]
     assert line.startswith("  2 worlds trappist-one: 30 moves,") and " reveal; " in line
+
+
+def test_the_value_fit_compares_three_valuations_on_held_out_games() -> None:
+    """bench/fit_value.py at a tiny size: it plays, fits, and prints each valuation's log loss
+    and Brier score on the held-out games (the full run's figures are in bench/README.md)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.fit_value", "--games", "6", "--jobs", "1"],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=180,
+    )
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert any(line.startswith("6 games (seed 'L')") for line in lines), done.stdout
+    for name in ("evaluate (the projection)", "win_chance.json (shipped)",
+                 "refit on the other games"):
+        row = next(line for line in lines if line.strip().startswith(name))
+        numbers = [float(v) for v in row.split()[-5:]]
+        assert all(0.0 < v < 2.0 for v in numbers), row
+    assert any(line.startswith("fitted on every game") for line in lines)
