@@ -1,4 +1,7 @@
-"""A cheap evaluation for the bots' search (issue 17): each seat's expected final standing.
+"""A cheap evaluation for the bots (issue 17): each seat's expected final standing. Greedy
+chooses by it, and so does every seat in the search's playouts; at two players the search
+values where its playouts end by `win_chance`, a model fitted to games on this projection's
+parts.
 
 `evaluate(state)` gives one value per seat in [0, 1]: 1 if the seat will surely win, 0 if it
 will surely be last; it is the share of the other seats the seat is expected to finish ahead
