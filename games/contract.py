@@ -120,7 +120,8 @@ class Game(Protocol):
 
     def search_value(self, state: State) -> list[float]:
         """What a position the bots' search reaches is worth to each seat, in [0, 1]: its
-        cut-off playouts are scored by it. `evaluate` unless the game has a better one."""
+        cut-off playouts, and its first look one move ahead, are scored by it. `evaluate`
+        unless the game has a better one (Res Publica at two players: win_chance.py)."""
         ...
 
 

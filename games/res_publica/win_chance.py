@@ -4,13 +4,14 @@ positions it reaches by it; greedy, and the playouts' model of how greedy plays,
 choose by `evaluate` (games.search.ismcts: `value` and `evaluate`).
 
 Why a second valuation: `evaluate` projects each seat's final total part by part at face
-value, and held out of 1,379 games of greedy against greedy it predicts the winner little
-better than a coin before mid-game (log loss 0.677 in the first third, 0.535 overall). The
-same parts, weighed as the games say, predict it better (0.657 and 0.477): points already
-displayed weigh two to three times what they score (a Space Station also draws
-Technology cards), cards in hand count, and the five-technologies mission's prospect
-counts against. With it the search won 0.710 of the 100 `t2` deals against greedy, where it
-won 0.630 by `evaluate` (bench/README.md, session 46).
+value, and on games of greedy against greedy it predicts the winner little better than a
+coin in the first third of a game (log loss 0.656, a coin's 0.693; 0.528 over the whole
+game, on the third of 1,400 games that `bench/fit_value.py` holds out). The same parts,
+weighed as the games say, predict it better (0.641 and 0.474): points already displayed
+weigh two to three times what they score (a Space Station also draws Technology cards),
+cards in hand count, and the five-technologies mission's prospect counts against. With
+it the search won 0.710 of the 100 `t2` deals against greedy, where it won 0.630 by
+`evaluate`, and 0.685 of 300 deals, where it won 0.592 (bench/README.md, session 46).
 
 The model: seat 0 wins with probability sigmoid(z), seat 1 with 1 - sigmoid(z), where
   z = sum over the features f of (w_f + v_f * left) * (f of seat 0 - f of seat 1) / spread

@@ -2,8 +2,8 @@
 
 Cowling, Powley and Whitehouse, "Information Set Monte Carlo Tree Search", IEEE Transactions
 on Computational Intelligence and AI in Games 4(2), 2012. One tree is grown for the observer
-(the seat to move). It starts from greedy's opinion: each root move gets `prior` visits at its
-one-ply value (heuristic initialisation). Then every iteration
+(the seat to move). It starts from a one-ply opinion: each root move gets `prior` visits at
+its one-ply `value` (heuristic initialisation). Then every iteration
 1. determinizes: `game.determinize(state, seat, rng)` deals a world the seat cannot tell from
    the true one (the true state is never read otherwise: the search is as fair as a player);
 2. selects down the tree, among the children whose moves are legal in that world, by UCB1 with
