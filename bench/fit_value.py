@@ -69,7 +69,8 @@ def play(base: str, index: int) -> tuple[list[dict[str, Any]], float]:
                              "left": share_left(state)})
             move = rng.choice(legal) if rng.randbelow(RANDOM_SHARE) == 0 else \
                 greedy(game, state, seat, rng, game.evaluate)
-        # Res Publica draws nothing after the deal: the move's rng goes unused.
+        # The move making ply p draws from Rng(seed, p), as in bench/ai.py (Res Publica draws
+        # nothing after the deal: it goes unused).
         state, _ = game.play(state, seat, move, Rng(seed, ply + 1))
         ply += 1
     first, second = (entry["total"] for entry in game.score(state)["seats"])

@@ -214,9 +214,10 @@ def _table_number(fields: tuple[Any, ...]) -> int:
     return number
 
 
-def forecast(state: State) -> tuple[list[float], list[float]]:
-    """Each seat's points now (the rules' `breakdown`) and its expected points to come."""
-    t = table(state)
+def forecast(state: State, t: Table | None = None) -> tuple[list[float], list[float]]:
+    """Each seat's points now (the rules' `breakdown`) and its expected points to come;
+    `t` the state's `table`, if the caller has it already."""
+    t = table(state) if t is None else t
     if t.reveal:  # only those not yet done may still display
         reveal = state["reveal"]
         displaying = set(reveal["order"][reveal["index"]:])

@@ -62,7 +62,7 @@ def features(state: State) -> list[float]:
     (seat 0 less seat 1) over the spread, the same times the share of the game left, then
     the turn and the turn times that share."""
     t = projection.table(state)
-    _, later = projection.forecast(state)
+    _, later = projection.forecast(state, t)
     drawing = None if t.reveal else state["active"]
     first, second = (seat_features(state, t, later[seat], seat, seat == drawing)
                      for seat in range(PLAYERS))
