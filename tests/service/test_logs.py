@@ -3,6 +3,7 @@ and secret-looking text is masked wherever it appears (events.logs)."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import logging
@@ -25,13 +26,12 @@ from tests.service.conftest import Caller
 BIN = Path(sys.executable).parent
 
 
-@pytest.fixture()
-def captured() -> Iterator[io.StringIO]:
-    """events.logs configured onto a buffer; the test process's own logging put back after."""
+@contextlib.contextmanager
+def logging_to(stream: io.StringIO) -> Iterator[io.StringIO]:
+    """events.logs configured onto `stream`; the test process's own logging put back after."""
     saved_structlog = structlog.get_config()
     root = logging.getLogger()
     saved = (root.handlers[:], root.level)
-    stream = io.StringIO()
     from events import logs  # here, not at the top: the gunicorn test needs none of it
 
     logs.configure("INFO", stream)
@@ -40,6 +40,12 @@ def captured() -> Iterator[io.StringIO]:
     finally:
         structlog.configure(**saved_structlog)
         root.handlers[:], root.level = saved
+
+
+@pytest.fixture()
+def captured() -> Iterator[io.StringIO]:
+    with logging_to(io.StringIO()) as stream:
+        yield stream
 
 
 def lines(stream: io.StringIO) -> list[dict[str, Any]]:
@@ -108,30 +114,21 @@ def test_each_record_is_one_whole_line_in_one_write_whatever_thread_logs_it():
     """CI caught `meeple run`'s log with two records on one line: the smtpd's own structlog
     line, and aiosmtpd's (standard library, from its thread) written between that line and
     its newline. Each record must reach the stream whole, in one write."""
-    saved_structlog = structlog.get_config()
-    root = logging.getLogger()
-    saved = (root.handlers[:], root.level)
+    def from_structlog() -> None:
+        for n in range(200):
+            structlog.get_logger("meeple").info("smtpd listening", n=n)
+
+    def from_stdlib() -> None:
+        for n in range(200):
+            logging.getLogger("mail.log").info("EOF received %d", n)
+
     stream = WriteRecorder()
-    from events import logs
-
-    logs.configure("INFO", stream)
-    try:
-        def from_structlog() -> None:
-            for n in range(200):
-                structlog.get_logger("meeple").info("smtpd listening", n=n)
-
-        def from_stdlib() -> None:
-            for n in range(200):
-                logging.getLogger("mail.log").info("EOF received %d", n)
-
+    with logging_to(stream):
         threads = [threading.Thread(target=from_structlog), threading.Thread(target=from_stdlib)]
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
-    finally:
-        structlog.configure(**saved_structlog)
-        root.handlers[:], root.level = saved
     assert len(stream.writes) == 400
     assert all(text.endswith("\n") and text.count("\n") == 1 for text in stream.writes)
     events = [json.loads(text)["event"] for text in stream.writes]
